@@ -1,0 +1,73 @@
+--- `:Agent {subcommand} ...`: one command with completion, mirroring the Lua API.
+local M = {}
+
+---@type table<string, { run: fun(args: string[]), complete?: fun(arglead: string): string[] }>
+M.subcommands = {
+  mode = {
+    run = function(args)
+      if not args[1] then
+        vim.notify('agent: mode is ' .. require('agent').status().mode, vim.log.levels.INFO)
+      else
+        require('agent').set_mode(args[1])
+      end
+    end,
+    complete = function() return { 'ask', 'plan', 'agent' } end,
+  },
+  model = {
+    run = function(args)
+      if not args[1] then
+        vim.notify('agent: model is ' .. tostring(require('agent').status().model or 'not chosen yet'), vim.log.levels.INFO)
+      else
+        require('agent').set_model(args[1])
+      end
+    end,
+    complete = function()
+      local out = {}
+      for id, provider in pairs(require('agent.config').current.providers) do
+        for _, model in ipairs(provider.models or {}) do
+          table.insert(out, id .. '/' .. model)
+        end
+      end
+      table.sort(out)
+      return out
+    end,
+  },
+  stop = { run = function() require('agent').stop() end },
+  clear = { run = function() require('agent').clear() end },
+  log = { run = function() vim.cmd.split(vim.fn.fnameescape(require('agent.rpc').log_path())) end },
+}
+
+---@param fargs string[]
+function M.run(fargs)
+  local name = fargs[1]
+  local sub = M.subcommands[name]
+  if not sub then
+    local names = vim.tbl_keys(M.subcommands)
+    table.sort(names)
+    vim.notify(
+      string.format('agent: unknown subcommand %q; use one of %s', tostring(name), table.concat(names, ', ')),
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  sub.run(vim.list_slice(fargs, 2))
+end
+
+---@param arglead string
+---@param cmdline string
+---@return string[]
+function M.complete(arglead, cmdline)
+  local words = vim.split(cmdline, '%s+', { trimempty = true })
+  local completing_sub = #words == 1 or (#words == 2 and arglead ~= '')
+  local candidates
+  if completing_sub then
+    candidates = vim.tbl_keys(M.subcommands)
+    table.sort(candidates)
+  else
+    local sub = M.subcommands[words[2]]
+    candidates = sub and sub.complete and sub.complete(arglead) or {}
+  end
+  return vim.tbl_filter(function(c) return vim.startswith(c, arglead) end, candidates)
+end
+
+return M

@@ -1,0 +1,29 @@
+--- `Agent*` highlight groups, linked to built-ins with `default = true` so colorschemes and users
+--- can override them; re-applied on ColorScheme because `:hi clear` drops links.
+local M = {}
+
+M.groups = {
+  AgentUser = 'Title',
+  AgentAssistant = 'Special',
+  AgentReasoning = 'Comment',
+  AgentNotice = 'DiagnosticInfo',
+  AgentError = 'DiagnosticError',
+  AgentWarn = 'DiagnosticWarn',
+  AgentInputPrompt = 'Question',
+  AgentStatus = 'StatusLine',
+  AgentBorder = 'FloatBorder',
+}
+
+function M.apply()
+  for group, link in pairs(M.groups) do
+    vim.api.nvim_set_hl(0, group, { link = link, default = true })
+  end
+end
+
+function M.setup()
+  M.apply()
+  local augroup = vim.api.nvim_create_augroup('agent.highlight', { clear = true })
+  vim.api.nvim_create_autocmd('ColorScheme', { group = augroup, callback = M.apply })
+end
+
+return M

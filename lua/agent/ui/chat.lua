@@ -1,0 +1,346 @@
+--- The chat: a Markdown transcript buffer and an input buffer, shown as a split (or a float pair).
+--- It only draws; what to do with a submitted message is the caller's callback.
+local M = {}
+local H = {}
+
+---@class agent.ChatCallbacks
+---@field on_submit fun(text: string)
+---@field on_help? fun()
+
+H.state = {
+  transcript = nil, ---@type integer|nil
+  input = nil, ---@type integer|nil
+  callbacks = nil, ---@type agent.ChatCallbacks|nil
+  reasoning_ns = vim.api.nvim_create_namespace('agent.chat.reasoning'),
+  role_ns = vim.api.nvim_create_namespace('agent.chat.roles'),
+  streaming = {}, ---@type table<string, { reasoning_open: boolean }>
+}
+
+---@param callbacks agent.ChatCallbacks
+function M.setup(callbacks) H.state.callbacks = callbacks end
+
+-- Buffers ------------------------------------------------------------------------------------
+
+---@return integer
+function M.transcript_buf()
+  local buf = H.state.transcript
+  if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
+  buf = vim.api.nvim_create_buf(false, true)
+  H.state.transcript = buf
+  pcall(vim.api.nvim_buf_set_name, buf, 'agent://chat')
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'agent-chat'
+  pcall(vim.treesitter.start, buf, 'markdown')
+  vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
+  vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
+  vim.keymap.set('n', '?', function()
+    if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
+  end, { buffer = buf, desc = 'agent: keys and modes' })
+  return buf
+end
+
+---@return integer
+function M.input_buf()
+  local buf = H.state.input
+  if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
+  buf = vim.api.nvim_create_buf(false, true)
+  H.state.input = buf
+  pcall(vim.api.nvim_buf_set_name, buf, 'agent://input')
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'agent-input'
+  local submit = function() M.submit() end
+  vim.keymap.set('n', '<CR>', submit, { buffer = buf, desc = 'agent: send the message' })
+  vim.keymap.set('i', '<C-CR>', submit, { buffer = buf, desc = 'agent: send the message' })
+  vim.keymap.set('i', '<C-s>', submit, { buffer = buf, desc = 'agent: send the message' })
+  vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
+  return buf
+end
+
+--- Sends the input's text through the callback and clears the input.
+function M.submit()
+  local buf = M.input_buf()
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  if vim.trim(text) == '' then return end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  if H.state.callbacks then H.state.callbacks.on_submit(text) end
+end
+
+-- Windows ------------------------------------------------------------------------------------
+
+---@return integer|nil transcript window in the current tabpage
+function M.transcript_win() return H.find_win(H.state.transcript) end
+
+---@return integer|nil input window in the current tabpage
+function M.input_win() return H.find_win(H.state.input) end
+
+---@return boolean
+function M.is_open() return M.transcript_win() ~= nil end
+
+function M.open()
+  if M.is_open() then return end
+  local cfg = require('agent.config').current.window
+  local transcript, input = M.transcript_buf(), M.input_buf()
+  local tw, iw
+  if cfg.layout == 'float' then
+    tw, iw = H.open_float(cfg, transcript, input)
+  else
+    tw, iw = H.open_split(cfg, transcript, input)
+  end
+  for _, win in ipairs({ tw, iw }) do
+    vim.wo[win].number = false
+    vim.wo[win].relativenumber = false
+    vim.wo[win].signcolumn = 'no'
+    vim.wo[win].foldcolumn = '0'
+    vim.wo[win].wrap = true
+    vim.wo[win].linebreak = true
+    vim.wo[win].spell = false
+  end
+  vim.wo[tw].conceallevel = 2
+  vim.wo[tw].foldlevel = 99
+  H.scroll_to_end(tw)
+  H.watch_close()
+  vim.api.nvim_set_current_win(iw)
+end
+
+function M.close()
+  for _, win in ipairs({ M.input_win(), M.transcript_win() }) do
+    if win and vim.api.nvim_win_is_valid(win) then
+      -- The last window of a tab cannot close; leave an empty buffer in it instead.
+      if #vim.api.nvim_tabpage_list_wins(0) == 1 then
+        vim.api.nvim_win_set_buf(win, vim.api.nvim_create_buf(true, false))
+      else
+        vim.api.nvim_win_close(win, true)
+      end
+    end
+  end
+end
+
+function M.toggle()
+  if M.is_open() then
+    M.close()
+  else
+    M.open()
+  end
+end
+
+function M.focus_input()
+  M.open()
+  local win = M.input_win()
+  if win then
+    vim.api.nvim_set_current_win(win)
+    vim.cmd('startinsert!')
+  end
+end
+
+-- Transcript ---------------------------------------------------------------------------------
+
+--- Appends whole lines at the end of the transcript.
+---@param lines string[]
+---@param hl? string highlight group for the appended lines
+function M.append_lines(lines, hl)
+  local buf = M.transcript_buf()
+  H.edit(buf, function()
+    local count = vim.api.nvim_buf_line_count(buf)
+    local empty = count == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == ''
+    local start = empty and 0 or count
+    vim.api.nvim_buf_set_lines(buf, start, empty and 1 or count, false, lines)
+    if hl then
+      vim.api.nvim_buf_set_extmark(buf, H.state.role_ns, start, 0, {
+        end_row = start + #lines,
+        hl_group = hl,
+        hl_eol = false,
+      })
+    end
+  end)
+end
+
+---@param text string
+function M.append_user(text)
+  M.append_lines({ '## You', '' })
+  M.append_lines(vim.split(text, '\n', { plain = true }))
+  M.append_lines({ '' })
+end
+
+---@param id string
+---@param model string|nil
+function M.begin_assistant(id, model)
+  H.state.streaming[id] = { reasoning_open = false }
+  M.append_lines({ model and model ~= '' and ('## Agent · ' .. model) or '## Agent', '' })
+end
+
+--- Appends streamed text at the end without moving the user's cursor; windows whose cursor sits
+--- on the last line follow the new end.
+---@param id string
+---@param text string|nil
+---@param reasoning string|nil
+function M.stream(id, text, reasoning)
+  local run = H.state.streaming[id] or { reasoning_open = false }
+  H.state.streaming[id] = run
+  if reasoning and reasoning ~= '' then
+    if not run.reasoning_open then
+      run.reasoning_open = true
+      run.reasoning_start = vim.api.nvim_buf_line_count(M.transcript_buf())
+    end
+    H.append_text(reasoning, 'AgentReasoning')
+  end
+  if text and text ~= '' then
+    if run.reasoning_open then
+      run.reasoning_open = false
+      H.append_text('\n\n')
+    end
+    H.append_text(text)
+  end
+end
+
+---@param id string
+---@param outcome string
+---@param err string|nil
+function M.end_run(id, outcome, err)
+  H.state.streaming[id] = nil
+  local buf = M.transcript_buf()
+  local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
+  if last ~= '' then H.append_text('\n') end
+  if outcome == 'failed' then
+    M.append_lines({ '', '> [!ERROR] ' .. (err or 'the run failed') }, 'AgentError')
+  elseif outcome == 'cancelled' then
+    M.append_lines({ '', '> Stopped.' }, 'AgentWarn')
+  end
+  M.append_lines({ '' })
+end
+
+--- A paragraph that is not model output (first-run help, host notices).
+---@param text string
+---@param level 'info'|'warn'|'error'
+function M.notice(text, level)
+  local hl = ({ info = 'AgentNotice', warn = 'AgentWarn', error = 'AgentError' })[level] or 'AgentNotice'
+  M.append_lines(vim.split(text, '\n', { plain = true }), hl)
+  M.append_lines({ '' })
+end
+
+---@return string[]
+function M.lines() return vim.api.nvim_buf_get_lines(M.transcript_buf(), 0, -1, false) end
+
+function M.clear()
+  H.state.streaming = {}
+  local buf = M.transcript_buf()
+  H.edit(buf, function()
+    vim.api.nvim_buf_clear_namespace(buf, -1, 0, -1)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  end)
+end
+
+-- Helpers ------------------------------------------------------------------------------------
+
+function H.find_win(buf)
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then return nil end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == buf then return win end
+  end
+end
+
+---@param size number
+---@param total integer
+function H.size(size, total)
+  if size < 1 then return math.max(1, math.floor(total * size)) end
+  return math.floor(size)
+end
+
+function H.open_split(cfg, transcript, input)
+  local vertical = cfg.side == 'right' or cfg.side == 'left'
+  local placement = (cfg.side == 'right' or cfg.side == 'bottom') and 'botright' or 'topleft'
+  local size = vertical and H.size(cfg.width, vim.o.columns) or H.size(cfg.height, vim.o.lines)
+  vim.cmd(string.format('%s %d%s', placement, size, vertical and 'vsplit' or 'split'))
+  local tw = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(tw, transcript)
+  vim.wo[tw].winfixwidth = vertical
+  vim.wo[tw].winfixheight = not vertical
+  vim.cmd(string.format('belowright %dsplit', cfg.input_height))
+  local iw = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(iw, input)
+  vim.wo[iw].winfixheight = true
+  return tw, iw
+end
+
+function H.open_float(cfg, transcript, input)
+  local width = H.size(cfg.width, vim.o.columns)
+  local height = H.size(cfg.height, vim.o.lines - 2)
+  local input_height = math.min(cfg.input_height, math.max(1, height - 4))
+  local top_height = math.max(1, height - input_height - 2)
+  local col = math.floor((vim.o.columns - width) / 2)
+  local row = math.floor((vim.o.lines - height) / 2)
+  local base = { relative = 'editor', style = 'minimal', border = 'rounded', width = width - 2, col = col }
+  local tw = vim.api.nvim_open_win(
+    transcript,
+    false,
+    vim.tbl_extend('force', base, { row = row, height = top_height - 2, title = ' agent ', title_pos = 'center' })
+  )
+  local iw = vim.api.nvim_open_win(input, true, vim.tbl_extend('force', base, { row = row + top_height, height = input_height }))
+  return tw, iw
+end
+
+--- Closing either window of the pair closes the other.
+function H.watch_close()
+  local group = vim.api.nvim_create_augroup('agent.chat.windows', { clear = true })
+  vim.api.nvim_create_autocmd('WinClosed', {
+    group = group,
+    callback = function(args)
+      local closed = tonumber(args.match)
+      local tw, iw = M.transcript_win(), M.input_win()
+      if closed ~= tw and closed ~= iw then return end
+      vim.schedule(function()
+        for _, win in ipairs({ tw, iw }) do
+          if win ~= closed and win and vim.api.nvim_win_is_valid(win) and #vim.api.nvim_tabpage_list_wins(0) > 1 then
+            pcall(vim.api.nvim_win_close, win, true)
+          end
+        end
+      end)
+    end,
+  })
+end
+
+function H.edit(buf, fn)
+  local followers = {}
+  local last = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= last then table.insert(followers, win) end
+  end
+  vim.bo[buf].modifiable = true
+  local ok, err = pcall(fn)
+  vim.bo[buf].modifiable = false
+  for _, win in ipairs(followers) do
+    H.scroll_to_end(win)
+  end
+  if not ok then error(err) end
+end
+
+function H.scroll_to_end(win)
+  local buf = vim.api.nvim_win_get_buf(win)
+  pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
+end
+
+--- Appends text (which may hold newlines) at the very end of the transcript.
+function H.append_text(text, hl)
+  local buf = M.transcript_buf()
+  H.edit(buf, function()
+    local row = vim.api.nvim_buf_line_count(buf) - 1
+    local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
+    local lines = vim.split(text, '\n', { plain = true })
+    vim.api.nvim_buf_set_text(buf, row, col, row, col, lines)
+    if hl then
+      local end_row = row + #lines - 1
+      local end_col = #lines == 1 and col + #lines[1] or #lines[#lines]
+      vim.api.nvim_buf_set_extmark(buf, H.state.reasoning_ns, row, col, {
+        end_row = end_row,
+        end_col = end_col,
+        hl_group = hl,
+      })
+    end
+  end)
+end
+
+return M
