@@ -71,7 +71,7 @@ function M.host_info() return H.state.info end
 ---@param payload table|nil
 function M.notify(method, payload)
   payload = payload or vim.empty_dict()
-  if H.state.ready then return vim.rpcnotify(H.state.chan, method, payload) end
+  if H.state.ready then return H.send(method, payload) end
   table.insert(H.state.queue, { kind = 'notify', method = method, payload = payload })
   M.start()
 end
@@ -93,6 +93,7 @@ end
 ---@return boolean
 function M.start()
   if H.state.job then return true end
+  if require('agent.config').current.host == 'rplugin' then return H.start_rplugin() end
   local bundle = M.bundle_path()
   if vim.fn.filereadable(bundle) == 0 then
     H.fail(
@@ -134,14 +135,45 @@ end
 --- Stops the host (used on :qa and by tests); queued calls are dropped.
 function M.stop()
   if not H.state.job then return end
+  if H.state.job == 'rplugin' then return end
   H.state.stopping = true
   pcall(vim.fn.jobstop, H.state.job)
 end
 
 -- Helpers ------------------------------------------------------------------------------------
 
+--- The classic route: Neovim's global node host runs rplugin/node/agent.nvim, which registered
+--- AgentRequest/AgentNotify (after :UpdateRemotePlugins). Same dispatcher, other transport.
+function H.start_rplugin()
+  if vim.fn.exists('*AgentRequest') == 0 then
+    H.fail('agent: host = "rplugin" needs :UpdateRemotePlugins (and a restart) with the neovim npm package installed globally')
+    return false
+  end
+  H.state.job = 'rplugin'
+  vim.schedule(function()
+    -- Starts the remote host if needed; it answers by dispatching `ready`.
+    local hello = { log = M.log_path(), log_level = require('agent.config').current.log_level }
+    local ok, err = pcall(vim.fn.AgentRequest, 'hello', hello)
+    if not ok then
+      H.state.job = nil
+      H.fail('agent: the remote plugin failed to start: ' .. tostring(err))
+    end
+  end)
+  return true
+end
+
+function H.send(method, payload)
+  if H.state.job == 'rplugin' then return vim.fn.AgentNotify(method, payload) end
+  return vim.rpcnotify(H.state.chan, method, payload)
+end
+
 function H.do_request(method, payload, cb)
-  local ok, result = pcall(vim.rpcrequest, H.state.chan, method, payload)
+  local ok, result
+  if H.state.job == 'rplugin' then
+    ok, result = pcall(vim.fn.AgentRequest, method, payload)
+  else
+    ok, result = pcall(vim.rpcrequest, H.state.chan, method, payload)
+  end
   if cb then
     if ok then
       cb(nil, result)
@@ -169,12 +201,12 @@ function H.on_ready(info)
   -- Flushing runs after this dispatch returns: the host is waiting on it.
   vim.schedule(function()
     if not H.state.ready then return end
-    vim.rpcnotify(H.state.chan, 'configure', { protocol = M.PROTOCOL, config = H.host_config() })
+    H.send('configure', { protocol = M.PROTOCOL, config = H.host_config() })
     local queue = H.state.queue
     H.state.queue = {}
     for _, item in ipairs(queue) do
       if item.kind == 'notify' then
-        vim.rpcnotify(H.state.chan, item.method, item.payload)
+        H.send(item.method, item.payload)
       else
         H.do_request(item.method, item.payload, item.cb)
       end
@@ -199,7 +231,7 @@ end
 
 --- Sends the current config again (after setup() is called with the host running).
 function M.reconfigure()
-  if H.state.ready then vim.rpcnotify(H.state.chan, 'configure', { protocol = M.PROTOCOL, config = H.host_config() }) end
+  if H.state.ready then H.send('configure', { protocol = M.PROTOCOL, config = H.host_config() }) end
 end
 
 function H.on_exit(code)

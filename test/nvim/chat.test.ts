@@ -1,0 +1,143 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+
+const transcript = (t: TestNvim) =>
+  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+
+describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim | undefined;
+  let server: LlmServer | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await server?.close();
+    t = server = undefined;
+  });
+
+  it(':AgentChat opens a right split at once, before the host is ready, and toggles closed', async () => {
+    t = await startNvim();
+    const opened = await t.lua<Record<string, unknown>>(`
+      vim.cmd('AgentChat')
+      local chat = require('agent.ui.chat')
+      local tw, iw = chat.transcript_win(), chat.input_win()
+      return {
+        host = require('agent').status().host,
+        transcript_ft = vim.bo[vim.api.nvim_win_get_buf(tw)].filetype,
+        input_ft = vim.bo[vim.api.nvim_win_get_buf(iw)].filetype,
+        current_is_input = vim.api.nvim_get_current_win() == iw,
+        right = vim.api.nvim_win_get_position(tw)[2] > 0,
+        width = vim.api.nvim_win_get_width(tw),
+        columns = vim.o.columns,
+        same_column = vim.api.nvim_win_get_position(tw)[2] == vim.api.nvim_win_get_position(iw)[2],
+      }`);
+    expect(opened.host).toBe('starting');
+    expect(opened.transcript_ft).toBe('agent-chat');
+    expect(opened.input_ft).toBe('agent-input');
+    expect(opened.current_is_input).toBe(true);
+    expect(opened.right).toBe(true);
+    expect(opened.same_column).toBe(true);
+    expect(opened.width).toBe(Math.floor((opened.columns as number) * 0.4));
+    await waitFor(
+      () => t?.lua<boolean>(`return require('agent').status().host == 'ready'`),
+      10_000,
+      'host ready',
+    );
+    const closed = await t.lua<boolean>(`vim.cmd('AgentChat'); return require('agent.ui.chat').is_open()`);
+    expect(closed).toBe(false);
+    expect(await t.lua<number>('return #vim.api.nvim_list_wins()')).toBe(1);
+  });
+
+  it('sends the input to the host and shows the streamed reply', async () => {
+    server = await startLlmServer({
+      turns: [{ text: 'Hello from the **scripted** model.\nSecond line.', chunkSize: 3 }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'scripted-model' } });
+    await t.lua(`
+      _G.done_events = {}
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentRunDone', callback = function(ev) table.insert(_G.done_events, ev.data) end })
+      vim.cmd('AgentChat')
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'Say hello', 'please' })
+      vim.cmd('stopinsert')`);
+    await t.nvim.input('<CR>');
+    const text = await waitFor(
+      async () => {
+        const s = await transcript(t as TestNvim);
+        return s.includes('Second line.') ? s : undefined;
+      },
+      10_000,
+      'reply in the transcript',
+    );
+    expect(text).toContain('## You\n\nSay hello\nplease');
+    expect(text).toContain('Hello from the **scripted** model.\nSecond line.');
+    expect(
+      await t.lua<string[]>(
+        `return vim.api.nvim_buf_get_lines(require('agent.ui.chat').input_buf(), 0, -1, false)`,
+      ),
+    ).toEqual(['']);
+    const events = await waitFor(
+      () => t?.lua<Record<string, unknown>[]>('return _G.done_events'),
+      5000,
+      'AgentRunDone',
+    );
+    expect(events[0]).toMatchObject({ outcome: 'done' });
+    const request = server.modelRequests()[0]?.body as {
+      messages: { role: string; content: unknown }[];
+      model: string;
+    };
+    expect(request.model).toBe('scripted-model');
+    expect(JSON.stringify(request.messages.at(-1))).toContain('Say hello\\nplease');
+  });
+
+  it('without any provider explains in the chat what to configure', async () => {
+    t = await startNvim();
+    await t.lua(`require('agent').open(); require('agent').send('hi')`);
+    const text = await waitFor(
+      async () => {
+        const s = await transcript(t as TestNvim);
+        return s.includes('No model provider is configured.') ? s : undefined;
+      },
+      10_000,
+      'first-run help',
+    );
+    expect(text).toContain('ANTHROPIC_API_KEY');
+    expect(text).toContain("require('agent').setup({");
+    expect(await t.lua<boolean>(`return require('agent').status().running`)).toBe(false);
+  });
+
+  it('opens as a float pair when configured, and on the left', async () => {
+    t = await startNvim();
+    const float = await t.lua<Record<string, unknown>>(`
+      require('agent').setup({ window = { layout = 'float', width = 0.6, height = 0.6 } })
+      require('agent').open()
+      local chat = require('agent.ui.chat')
+      return {
+        t = vim.api.nvim_win_get_config(chat.transcript_win()).relative,
+        i = vim.api.nvim_win_get_config(chat.input_win()).relative,
+      }`);
+    expect(float).toEqual({ t: 'editor', i: 'editor' });
+    const left = await t.lua<number>(`
+      require('agent').close()
+      require('agent').setup({ window = { side = 'left', width = 30 } })
+      require('agent').open()
+      local tw = require('agent.ui.chat').transcript_win()
+      return vim.api.nvim_win_get_position(tw)[2] * 1000 + vim.api.nvim_win_get_width(tw)`);
+    expect(left).toBe(30);
+  });
+
+  it('asks about a visual selection with file, range and filetype as context', async () => {
+    server = await startLlmServer({ turns: [{ text: 'It adds.' }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url } });
+    await t.lua(`
+      vim.cmd('edit sum.lua')
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'local x = 1', 'local function add(a, b)', '  return a + b', 'end' })
+      vim.bo.filetype = 'lua'
+      vim.cmd('2,4AgentChat what does this do?')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('It adds.'), 10_000, 'reply');
+    const sent = JSON.stringify(server.modelRequests()[0]?.body);
+    expect(sent).toContain('Selected lines 2-4 of sum.lua');
+    expect(sent).toContain('```lua');
+    expect(sent).toContain('return a + b');
+    expect(sent).toContain('what does this do?');
+    expect(await transcript(t)).not.toContain('return a + b');
+  });
+});

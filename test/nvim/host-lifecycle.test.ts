@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
+import { messages, nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const hostPid = async (t: TestNvim) =>
+  waitFor(
+    () => t.lua<number | null>(`local i = require('agent.rpc').host_info(); return i and i.pid or vim.NIL`),
+    10_000,
+    'host ready',
+  );
+
+describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim | undefined;
+  let server: LlmServer | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await server?.close();
+    t = server = undefined;
+  });
+
+  it('a crash shows one message with the log path; the next command starts a fresh host', async () => {
+    server = await startLlmServer({ turns: [{ text: 'after the crash' }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url } });
+    await t.lua(`require('agent').open()`);
+    const pid = await hostPid(t);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(
+      async () => (await messages(t as TestNvim)).includes('the host exited'),
+      5000,
+      'crash message',
+    );
+    const log = await t.lua<string>(`return require('agent.rpc').log_path()`);
+    const shown = await messages(t);
+    expect(shown.split('\n').filter((l) => l.includes('agent:'))).toEqual([
+      `agent: the host exited (code 137); the next command starts a new one. Log: ${log}`,
+    ]);
+    await t.nvim.command('AgentChat hello again');
+    const next = await hostPid(t);
+    expect(next).not.toBe(pid);
+    await waitFor(
+      async () =>
+        (await t?.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`))?.includes(
+          'after the crash',
+        ),
+      10_000,
+      'reply from the new host',
+    );
+  });
+
+  it('exits cleanly when Neovim quits', async () => {
+    t = await startNvim();
+    await t.lua(`require('agent').open()`);
+    const pid = await hostPid(t);
+    expect(alive(pid)).toBe(true);
+    const log = await t.lua<string>(`return require('agent.rpc').log_path()`);
+    const proc = t.proc;
+    t.nvim.command('qa!').catch(() => undefined);
+    await new Promise((r) => proc.once('exit', r));
+    await waitFor(() => !alive(pid), 5000, 'host exit');
+    expect(fs.readFileSync(log, 'utf8')).toMatch(/host exiting: (stdin closed|rpc disconnected)/);
+    await t.close();
+    t = undefined;
+  });
+
+  it('uses g:agent_node for the host binary and reports a missing one clearly', async () => {
+    t = await startNvim();
+    const marker = path.join(t.dir, 'node-used');
+    const wrapper = path.join(t.dir, 'my-node');
+    fs.writeFileSync(wrapper, `#!/bin/sh\ntouch '${marker}'\nexec '${process.execPath}' "$@"\n`, {
+      mode: 0o755,
+    });
+    await t.lua(`vim.g.agent_node = ...; require('agent').open()`, [wrapper]);
+    await hostPid(t);
+    expect(fs.existsSync(marker)).toBe(true);
+    await t.lua(`require('agent.rpc').stop()`);
+    await waitFor(
+      () => t?.lua<boolean>(`return not require('agent.rpc').is_running()`),
+      5000,
+      'host stopped',
+    );
+    await t.lua(`require('agent').setup({ node = '/nonexistent/node' }); require('agent').send('hi')`);
+    await waitFor(async () => (await messages(t as TestNvim)).includes('Node.js not found'), 5000, 'message');
+    expect(await messages(t)).toContain(
+      'agent: Node.js not found ("/nonexistent/node"); install Node 20+ or set g:agent_node',
+    );
+  });
+
+  it('refuses a host from another build with a message to rebuild', async () => {
+    t = await startNvim();
+    await t.lua(
+      `require('agent.rpc').dispatch('ready', { protocol = 999, pid = 1, log = '', version = 'x' })`,
+    );
+    await waitFor(async () => (await messages(t as TestNvim)).includes('another version'), 5000, 'message');
+    expect(await messages(t)).toMatch(
+      /agent: the host was built from another version \(protocol 999, plugin \d+\)\. Run `npm run build` in /,
+    );
+  });
+
+  it('keeps API keys out of the log, even when the server echoes them in an error', async () => {
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz012345';
+    server = await startLlmServer({
+      turns: [
+        {
+          status: 401,
+          body: { error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error' } },
+        },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, OPENAI_API_KEY: key } });
+    await t.lua(
+      `require('agent').setup({ log_level = 'debug' }); require('agent').open(); require('agent').send('hi')`,
+    );
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
+    const text = await t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+    expect(text).toContain('[!ERROR]');
+    expect(text).not.toContain(key);
+    const log = fs.readFileSync(await t.lua<string>(`return require('agent.rpc').log_path()`), 'utf8');
+    expect(log.length).toBeGreaterThan(0);
+    expect(log).not.toContain(key);
+  });
+});
