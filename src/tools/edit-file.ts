@@ -1,0 +1,98 @@
+import { createTwoFilesPatch } from 'diff';
+import { z } from 'zod';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { encodeText } from '../util/text-bytes.js';
+import { confinePath } from './confine-path.js';
+import { defineTool } from './define-tool.js';
+import { closestRegion, lineOf, locateEdit } from './edit-match.js';
+import { readEditableText } from './file-text.js';
+import { reportChanged, requestPermission } from './permission.js';
+import { fail } from './tool-error.js';
+
+export const editFileTool = defineTool({
+  name: 'edit_file',
+  aliases: ['edit', 'str_replace', 'replace', 'replace_in_file'],
+  description: [
+    'Replace an exact piece of text in a file. old_text must appear exactly once (include enough',
+    'surrounding lines to make it unique) unless replace_all=true. Copy old_text from read_file',
+    'output without the line-number prefixes, with its exact indentation. Everything else in the',
+    'file is kept byte for byte (encoding, BOM, line endings, permissions). To create a file use',
+    'write_file; for many changes at once use apply_patch.',
+  ].join(' '),
+  schema: z.object({
+    path: z.string().min(1).describe('Path relative to the project root.'),
+    old_text: z.string().min(1).describe('The exact text to replace.'),
+    new_text: z.string().describe('The text to put in its place.'),
+    replace_all: z.boolean().optional().describe('Replace every occurrence (default false).'),
+  }),
+  argAliases: {
+    file_path: 'path',
+    filename: 'path',
+    old_string: 'old_text',
+    new_string: 'new_text',
+    old_str: 'old_text',
+    new_str: 'new_text',
+  },
+  modes: ['agent'],
+  mutates: true,
+  async execute(args, ctx) {
+    const target = await confinePath(ctx.root, args.path);
+    const rel = target.rel;
+    // Writing the disk file under a buffer with unsaved edits would force the user to pick one
+    // version; the model read the buffer text anyway, so its old_text may not even be on disk.
+    if ((await ctx.editor.bufferText(target.abs)) !== undefined) {
+      return fail(
+        'unsaved_buffer',
+        `${rel} has unsaved changes in the editor. Ask the user to save or discard them, then read it again.`,
+        { path: rel },
+      );
+    }
+    const file = await readEditableText(target);
+    if (args.old_text === args.new_text) {
+      return fail('no_change', 'old_text and new_text are identical; nothing to change.', { path: rel });
+    }
+    const found = locateEdit(file.text, args.old_text, args.new_text);
+    if (!found) {
+      const closest = closestRegion(file.text, args.old_text);
+      return fail(
+        'no_match',
+        closest
+          ? `old_text was not found in ${rel}. The closest text is at lines ${closest.start_line}-${closest.end_line} (shown in "closest"); read the file again and copy old_text exactly.`
+          : `old_text was not found in ${rel}. Read the file again and copy old_text exactly.`,
+        { path: rel, ...(closest ? { line: closest.start_line, closest: closest.text } : {}) },
+      );
+    }
+    if (found.ranges.length > 1 && !args.replace_all) {
+      const lines = found.ranges.map((r) => lineOf(file.text, r.start));
+      return fail(
+        'ambiguous',
+        `old_text appears ${found.ranges.length} times in ${rel} (lines ${lines.join(', ')}). Include more surrounding lines to pick one, or set replace_all=true.`,
+        { path: rel, line: lines[0], lines },
+      );
+    }
+    let updated = '';
+    let last = 0;
+    for (const range of found.ranges) {
+      updated += file.text.slice(last, range.start) + found.newText;
+      last = range.end;
+    }
+    updated += file.text.slice(last);
+    const denied = await requestPermission(ctx, {
+      pattern: rel,
+      summary: `Edit ${rel}`,
+      diff: createTwoFilesPatch(rel, rel, file.text, updated),
+      paths: [rel],
+    });
+    if (denied) return denied;
+    await writeFileAtomic(target.real, encodeText(updated, file.bom));
+    await reportChanged(ctx, target.abs);
+    const result: Record<string, unknown> = {
+      path: rel,
+      replacements: found.ranges.length,
+      line: lineOf(file.text, (found.ranges[0] as { start: number }).start),
+      changed_paths: [rel],
+    };
+    if (found.repairs.length > 0) result.applied_with = found.repairs.join(', ');
+    return result;
+  },
+});
