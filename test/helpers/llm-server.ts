@@ -239,7 +239,7 @@ async function respond(
   for (let i = 0; i < frames.length; i++) {
     if (gone) return;
     if (turn.cutAfter !== undefined && i >= turn.cutAfter) {
-      res.socket?.destroy();
+      cut(res);
       return;
     }
     if (turn.delayMs) await sleep(turn.delayMs);
@@ -256,11 +256,19 @@ async function respond(
     }
   }
   if (turn.cutAfter !== undefined && turn.cutAfter >= frames.length) {
-    res.socket?.destroy();
+    cut(res);
     return;
   }
   if (turn.hang) return;
   res.end();
+}
+
+/**
+ * Closes the connection once what was written has been sent, without the final empty chunk: the
+ * client sees the data, then a connection that ends mid-response (destroy() would drop the data).
+ */
+function cut(res: ServerResponse): void {
+  res.socket?.destroySoon();
 }
 
 function withGarbage(frames: string[], nl: string): string[] {

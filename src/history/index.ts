@@ -1,0 +1,4 @@
+export * from './conversation.js';
+export * from './estimate-tokens.js';
+export type * from './types.js';
+export * from './usage.js';

@@ -1,0 +1,48 @@
+/**
+ * Builds a Provider from one §3a entry. Nothing is contacted and no key command runs here: the
+ * key is resolved on the first request, so a slow password manager never delays startup.
+ */
+import { AnthropicProvider } from './anthropic.js';
+import { resolveApiKey } from './api-key.js';
+import { FLAVORS } from './flavors.js';
+import { OpenAIChatProvider } from './openai-chat.js';
+import type { Provider } from './provider.js';
+import { type ProviderConfig, type ProviderConfigInput, providerConfigSchema } from './provider-config.js';
+import { ProviderError } from './provider-error.js';
+
+export function parseProviderConfig(id: string, input: ProviderConfigInput): ProviderConfig {
+  const parsed = providerConfigSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = ['providers', id, ...(issue?.path ?? [])].join('.');
+  throw new ProviderError('config', `agent: ${path}: ${issue?.message ?? 'invalid provider entry'}.`);
+}
+
+export function createProvider(
+  id: string,
+  input: ProviderConfigInput,
+  env: NodeJS.ProcessEnv = process.env,
+): Provider {
+  const config = parseProviderConfig(id, input);
+  if (config.type === 'anthropic') {
+    return new AnthropicProvider({
+      id,
+      config,
+      baseUrl: (config.base_url ?? 'https://api.anthropic.com').replace(/\/+$/, '').replace(/\/v1$/, ''),
+      apiKey: () => resolveApiKey(id, config, 'ANTHROPIC_API_KEY', env),
+    });
+  }
+  const flavor = FLAVORS[config.type];
+  const baseUrl = config.base_url ?? flavor.defaultBaseUrl;
+  if (!baseUrl) {
+    throw new ProviderError('config', `agent: providers.${id}.base_url is required for type ${config.type}.`);
+  }
+  return new OpenAIChatProvider({
+    id,
+    type: config.type,
+    config,
+    flavor,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: () => resolveApiKey(id, config, flavor.keyEnv, env),
+  });
+}

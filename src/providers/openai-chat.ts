@@ -1,0 +1,236 @@
+/**
+ * Chat-completions adapter for OpenAI and every OpenAI-compatible server. The `openai` SDK does
+ * the HTTP, errors and SSE framing; the chunks are read raw (not through the SDK's stream
+ * helpers, which lose tool calls on several servers) so the commit rule can see `[DONE]`.
+ */
+import OpenAI from 'openai';
+import { _iterSSEMessages } from 'openai/core/streaming';
+import { linkAbort } from './abort-link.js';
+import { buildAssistantMessage } from './assistant-message.js';
+import { ChatAccumulator } from './chat-accumulator.js';
+import { buildChatRequest } from './chat-request.js';
+import { discoverNativeContext } from './context-discovery.js';
+import { type Flavor, wantsShortCallIds } from './flavors.js';
+import { ModelCatalog } from './model-catalog.js';
+import type { Price } from './model-table.js';
+import type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType } from './provider.js';
+import { modelOptions, type ProviderConfig } from './provider-config.js';
+import { ProviderError, toProviderError } from './provider-error.js';
+import { retryStream } from './retry.js';
+import { holdBackMarkup } from './text-stream-filter.js';
+
+type Json = Record<string, unknown>;
+
+export interface OpenAIChatOptions {
+  id: string;
+  type: Exclude<ProviderType, 'anthropic'>;
+  config: ProviderConfig;
+  flavor: Flavor;
+  baseUrl: string;
+  /** Resolves the key lazily (api_key_cmd runs on first use, not at startup). */
+  apiKey: () => Promise<string | undefined>;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+export class OpenAIChatProvider implements Provider {
+  readonly id: string;
+  readonly type: Exclude<ProviderType, 'anthropic'>;
+  private client: Promise<OpenAI> | undefined;
+  /** Models whose server rejected native tools: they get the text fallback from now on. */
+  private readonly toolsRejected = new Set<string>();
+  readonly catalog: ModelCatalog;
+
+  constructor(private readonly opts: OpenAIChatOptions) {
+    this.id = opts.id;
+    this.type = opts.type;
+    this.catalog = new ModelCatalog(opts.type, opts.config, {
+      list: async (signal) => {
+        const client = await this.getClient();
+        const page = await client.models.list({ signal });
+        return page.data as unknown as Json[];
+      },
+      nativeContext: (model, signal) =>
+        discoverNativeContext(opts.flavor, opts.baseUrl, model, opts.config.headers ?? {}, signal),
+    });
+  }
+
+  get defaultModel(): string | undefined {
+    return this.catalog.defaultModel;
+  }
+
+  getClient(): Promise<OpenAI> {
+    this.client ??= this.opts.apiKey().then((key) => {
+      if (!key && this.opts.flavor.needsKey) {
+        throw new ProviderError(
+          'config',
+          `No API key for ${this.id}: set ${this.opts.flavor.keyEnv ?? 'api_key'} or the provider's api_key / api_key_cmd.`,
+        );
+      }
+      return new OpenAI({
+        baseURL: this.opts.baseUrl,
+        // Local servers take no key, but the SDK insists on one; they ignore the header.
+        apiKey: key ?? 'no-key',
+        maxRetries: 0,
+        timeout: this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS,
+        defaultHeaders: this.opts.config.headers,
+      });
+    });
+    this.client.catch(() => {
+      this.client = undefined;
+    });
+    return this.client;
+  }
+
+  listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
+    return this.catalog.list(signal).catch((err: unknown) => {
+      throw toProviderError(err, this.id, signal);
+    });
+  }
+
+  contextWindow(model: string, signal?: AbortSignal): Promise<number> {
+    return this.catalog.contextWindow(model, signal);
+  }
+
+  price(model: string): Promise<Price | undefined> {
+    return this.catalog.price(model);
+  }
+
+  async *stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    const wantsText = modelOptions(this.opts.config, req.model).text_tools === true;
+    const textTools = req.tools.length > 0 && (wantsText || this.toolsRejected.has(req.model));
+    try {
+      yield* this.withRetries(req, signal, textTools);
+    } catch (err) {
+      if (
+        !(err instanceof ProviderError) ||
+        err.kind !== 'tools_unsupported' ||
+        textTools ||
+        !req.tools.length
+      ) {
+        throw err;
+      }
+      this.toolsRejected.add(req.model);
+      yield {
+        type: 'notice',
+        message: `${req.model} does not accept native tool calls; describing the tools in the prompt instead.`,
+      };
+      yield* this.withRetries(req, signal, true);
+    }
+  }
+
+  private withRetries(
+    req: ModelRequest,
+    signal: AbortSignal,
+    textTools: boolean,
+  ): AsyncIterable<ProviderEvent> {
+    return retryStream(() => this.attempt(req, signal, textTools), {
+      providerId: this.id,
+      maxRetries: this.opts.config.max_retries ?? 4,
+      signal,
+    });
+  }
+
+  private async *attempt(
+    req: ModelRequest,
+    signal: AbortSignal,
+    textTools: boolean,
+  ): AsyncIterable<ProviderEvent> {
+    const client = await this.getClient();
+    const body = buildChatRequest(req, {
+      providerId: this.id,
+      textTools,
+      shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),
+      maxTokensField: this.opts.flavor.maxTokensField,
+      streamUsage: this.opts.flavor.streamUsage,
+    });
+    const link = linkAbort(signal, this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS);
+    const acc = new ChatAccumulator(this.id);
+    const filter = textTools ? holdBackMarkup() : undefined;
+    let sawDone = false;
+    try {
+      const response = await client.chat.completions
+        .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: link.signal })
+        .asResponse();
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        // Some servers ignore `stream: true` and answer with one JSON completion.
+        acc.push((await response.json()) as Json);
+        sawDone = true;
+      } else {
+        for await (const sse of _iterSSEMessages(response, link.controller)) {
+          link.touch();
+          if (sse.data.startsWith('[DONE]')) {
+            sawDone = true;
+            break;
+          }
+          if (!sse.data) continue;
+          const chunk = parseChunk(sse.data, this.id);
+          if (chunk.error || sse.event === 'error') throw streamError(chunk, this.id);
+          for (const event of acc.push(chunk)) {
+            if (event.type === 'text' && filter) {
+              const visible = filter.push(event.text);
+              if (visible) yield { type: 'text', text: visible };
+            } else {
+              yield event;
+            }
+          }
+        }
+      }
+    } catch (err) {
+      if (link.timedOut() && !signal.aborted) {
+        throw new ProviderError(
+          'timeout',
+          `${this.id} sent nothing for too long; the request was abandoned.`,
+        );
+      }
+      throw toProviderError(err, this.id, signal);
+    } finally {
+      link.dispose();
+    }
+    if (signal.aborted) throw new ProviderError('cancelled', 'Cancelled.');
+    const result = acc.finish(sawDone);
+    const replay: Json = {};
+    if (result.reasoningContent) replay.reasoning_content = result.reasoningContent;
+    if (result.reasoningDetails) replay.reasoning_details = result.reasoningDetails;
+    const message = buildAssistantMessage({
+      providerId: this.id,
+      model: req.model,
+      text: result.text,
+      reasoning: result.reasoning,
+      calls: result.calls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        arguments: c.arguments,
+        rawArguments: c.args,
+        ...(c.extra ? { replay: c.extra } : {}),
+      })),
+      finishReason: result.finishReason,
+      usage: result.usage,
+      replay,
+      ...(textTools ? { textTools: { names: req.tools.map((t) => t.name) } } : {}),
+    });
+    yield { type: 'done', message, usage: result.usage, finishReason: message.finishReason };
+  }
+}
+
+function parseChunk(data: string, providerId: string): Json {
+  try {
+    const value = JSON.parse(data) as unknown;
+    if (value && typeof value === 'object') return value as Json;
+  } catch {
+    // reported below
+  }
+  throw new ProviderError(
+    'invalid_response',
+    `${providerId} sent a malformed stream event; nothing was applied.`,
+  );
+}
+
+/** An `{"error": ...}` object inside a 200 stream (OpenRouter, vLLM do this on overload). */
+function streamError(chunk: Json, providerId: string): ProviderError {
+  const e = (chunk.error ?? chunk) as Json;
+  const message = typeof e.message === 'string' ? e.message : 'unknown error';
+  const code = Number(e.code);
+  const kind = code === 429 ? 'rate_limit' : /overload/i.test(message) ? 'overloaded' : 'server';
+  return new ProviderError(kind, `${providerId} reported an error mid-stream: ${message}`);
+}
