@@ -1,0 +1,54 @@
+import { realRoot } from './confine-path.js';
+import { GENERATED_DIRS } from './ignore-rules.js';
+import { splitNames, unitsFor, walkProject } from './snapshot-walker.js';
+
+const EXCLUDED = new Set([...GENERATED_DIRS, '.git', '.agent']);
+
+/**
+ * How far a file's timestamp may lag the wall clock at the moment of the write: the kernel
+ * stamps files from a coarse clock updated once per tick (1-10 ms), so a write just after the
+ * command started can carry a time just before it.
+ */
+const CLOCK_SLACK_MS = 20;
+
+export interface ChangeSnapshot {
+  root: string;
+  /** NUL-joined file names in walk order (see WalkResult). */
+  names: string;
+  since: number;
+}
+
+/**
+ * Which files a command changed, without git. The "before" side records only the names (cheap:
+ * no stat per file); the "after" side stats every file and flags those whose ctime or mtime is
+ * later than the command's start, plus names that appeared or disappeared. ctime is what makes
+ * this sound: unlike mtime it cannot be set back (`touch -d`, `cp -p`, `tar x` all bump it), so a
+ * same-size rewrite with a preserved mtime is still caught, which size+mtime comparison misses.
+ * Hidden files are included; .git, .agent, generated folders and symlinks are not.
+ */
+export async function snapshotBefore(root: string): Promise<ChangeSnapshot> {
+  const physical = await realRoot(root);
+  const units = await unitsFor(physical, EXCLUDED);
+  const walk = await walkProject({ root: physical, units, excluded: [...EXCLUDED], stat: false, since: 0 });
+  return { root: physical, names: walk.names, since: Date.now() - CLOCK_SLACK_MS };
+}
+
+/** Project-relative paths created, modified or deleted since `before`, sorted. */
+export async function changedSince(before: ChangeSnapshot): Promise<string[]> {
+  const units = await unitsFor(before.root, EXCLUDED);
+  const walk = await walkProject({
+    root: before.root,
+    units,
+    excluded: [...EXCLUDED],
+    stat: true,
+    since: before.since,
+  });
+  const changed = new Set(walk.recent);
+  if (walk.names !== before.names) {
+    const beforeNames = new Set(splitNames(before.names));
+    const afterNames = new Set(splitNames(walk.names));
+    for (const name of afterNames) if (!beforeNames.has(name)) changed.add(name);
+    for (const name of beforeNames) if (!afterNames.has(name)) changed.add(name);
+  }
+  return [...changed].sort();
+}
