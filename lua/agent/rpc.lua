@@ -145,7 +145,8 @@ end
 --- The classic route: Neovim's global node host runs rplugin/node/agent.nvim, which registered
 --- AgentRequest/AgentNotify (after :UpdateRemotePlugins). Same dispatcher, other transport.
 function H.start_rplugin()
-  if vim.fn.exists('*AgentRequest') == 0 then
+  -- Remote functions are defined on first call through a FuncUndefined autocmd.
+  if vim.fn.exists('*AgentRequest') == 0 and vim.fn.exists('#FuncUndefined#AgentRequest') == 0 then
     H.fail('agent: host = "rplugin" needs :UpdateRemotePlugins (and a restart) with the neovim npm package installed globally')
     return false
   end

@@ -30,7 +30,8 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
         columns = vim.o.columns,
         same_column = vim.api.nvim_win_get_position(tw)[2] == vim.api.nvim_win_get_position(iw)[2],
       }`);
-    expect(opened.host).toBe('starting');
+    // Drawn in the same call that asked for it: the host had not even been spawned yet.
+    expect(opened.host).toBe('stopped');
     expect(opened.transcript_ft).toBe('agent-chat');
     expect(opened.input_ft).toBe('agent-input');
     expect(opened.current_is_input).toBe(true);

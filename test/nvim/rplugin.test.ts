@@ -18,8 +18,11 @@ describe(`classic remote plugin on Neovim ${nvimVersion(nvimBinary())}`, () => {
     const hostProg = path.join(repoRoot, 'node_modules/neovim/bin/cli.js');
     const manifest = await t.lua<string>(
       `vim.g.node_host_prog = ...
-       vim.cmd('silent UpdateRemotePlugins')
+       -- --clean skips loading remote plugins and leaves a placeholder manifest path behind.
        local manifest = vim.fn.stdpath('data') .. '/rplugin.vim'
+       vim.fn.mkdir(vim.fn.stdpath('data'), 'p')
+       vim.g.loaded_remote_plugins = manifest
+       vim.cmd('silent UpdateRemotePlugins')
        vim.cmd('source ' .. vim.fn.fnameescape(manifest))
        return table.concat(vim.fn.readfile(manifest), '\\n')`,
       [hostProg],

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+export const PROVIDER_TYPES = [
+  'openai',
+  'anthropic',
+  'openrouter',
+  'ollama',
+  'vllm',
+  'lmstudio',
+  'llamacpp',
+  'openai_compatible',
+] as const;
+
+export const providerEntrySchema = z.object({
+  type: z.enum(PROVIDER_TYPES),
+  base_url: z.string().optional(),
+  api_key: z.string().optional(),
+  api_key_cmd: z.union([z.string(), z.array(z.string())]).optional(),
+  models: z.array(z.string()).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  context_window: z.union([z.number(), z.record(z.string(), z.number())]).optional(),
+  pricing: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type ProviderEntry = z.infer<typeof providerEntrySchema>;
+
+/**
+ * The options the host receives from Lua's setup() (already validated there for the user's
+ * benefit; checked again here because the host trusts nothing that crosses the channel).
+ */
+export const hostConfigSchema = z.object({
+  providers: z.record(z.string(), providerEntrySchema).default({}),
+  model: z.string().optional(),
+  mode: z.enum(['ask', 'plan', 'agent']).default('ask'),
+  permissions: z.array(z.record(z.string(), z.unknown())).default([]),
+  auto_approve: z.union([z.boolean(), z.literal('edits')]).default(false),
+  cwd: z.string().optional(),
+});
+
+export type HostConfig = z.infer<typeof hostConfigSchema>;
+
+/** Splits "<provider id>/<model id>"; model ids may themselves hold slashes (OpenRouter). */
+export function splitModelRef(ref: string): { provider: string; model: string } | undefined {
+  const slash = ref.indexOf('/');
+  if (slash <= 0 || slash === ref.length - 1) return undefined;
+  return { provider: ref.slice(0, slash), model: ref.slice(slash + 1) };
+}

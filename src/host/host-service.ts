@@ -1,0 +1,120 @@
+import { ZodError } from 'zod';
+import type { ChatSession } from '../agent/chat-session.js';
+import type { RunSink } from '../agent/run-sink.js';
+import { StreamBatcher } from '../nvim/stream-batcher.js';
+import type { UiClient } from '../nvim/ui-client.js';
+import {
+  isNotificationMethod,
+  isRequestMethod,
+  type NotificationMethod,
+  notificationSchemas,
+  PROTOCOL_VERSION,
+  type RequestMethod,
+  requestSchemas,
+} from '../rpc/protocol.js';
+import type { Logger } from '../util/logger.js';
+
+/** Lua encodes an empty table as an empty array; every method takes an object. */
+function payload(args: unknown[]): unknown {
+  const first = args[0];
+  return first === undefined || first === null || (Array.isArray(first) && first.length === 0) ? {} : first;
+}
+
+/**
+ * The dispatcher for Lua -> host calls, shared by the job host and the classic remote plugin:
+ * validates each call against the method table and routes it to the chat session.
+ */
+export class HostService {
+  private readonly batcher: StreamBatcher;
+
+  constructor(
+    private readonly ui: UiClient,
+    private readonly chat: ChatSession,
+    private readonly logger: Logger,
+    private readonly version: string,
+  ) {
+    this.batcher = new StreamBatcher((id, chunk) => {
+      void this.ui.dispatch('stream', {
+        id,
+        ...(chunk.text ? { text: chunk.text } : {}),
+        ...(chunk.reasoning ? { reasoning: chunk.reasoning } : {}),
+      });
+    });
+  }
+
+  /** Tells Lua the host is up; Lua answers with `configure` and flushes its queue. */
+  async announce(): Promise<void> {
+    await this.ui.dispatch('ready', {
+      protocol: PROTOCOL_VERSION,
+      pid: process.pid,
+      log: this.logger.file ?? '',
+      version: this.version,
+    });
+  }
+
+  async handleRequest(method: string, args: unknown[]): Promise<unknown> {
+    if (!isRequestMethod(method)) throw new Error(`unknown method ${method}`);
+    const params = requestSchemas[method].parse(payload(args));
+    return this.request(method, params);
+  }
+
+  handleNotification(method: string, args: unknown[]): void {
+    if (!isNotificationMethod(method)) {
+      this.logger.warn(`unknown notification ${method}`);
+      return;
+    }
+    try {
+      this.notification(method, payload(args));
+    } catch (err) {
+      const detail =
+        err instanceof ZodError ? err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') : err;
+      this.logger.error(`notification ${method} rejected:`, detail);
+    }
+  }
+
+  private request(method: RequestMethod, _params: unknown): unknown {
+    switch (method) {
+      case 'ping':
+        return { pong: true, pid: process.pid, protocol: PROTOCOL_VERSION, version: this.version };
+      case 'status':
+        return this.chat.status();
+    }
+  }
+
+  private notification(method: NotificationMethod, raw: unknown): void {
+    switch (method) {
+      case 'configure': {
+        const { config } = notificationSchemas.configure.parse(raw);
+        this.chat.configure(config);
+        return;
+      }
+      case 'prompt': {
+        const params = notificationSchemas.prompt.parse(raw);
+        void this.chat.prompt(params, this.sink());
+        return;
+      }
+      case 'stop':
+        this.chat.stop();
+        return;
+      case 'clear':
+        this.chat.clear();
+        return;
+    }
+  }
+
+  private sink(): RunSink {
+    return {
+      started: (id, model) => void this.ui.dispatch('run_started', { id, model }),
+      text: (id, text) => this.batcher.push(id, { text }),
+      reasoning: (id, reasoning) => this.batcher.push(id, { reasoning }),
+      notice: (text, level) => {
+        this.batcher.flush();
+        void this.ui.dispatch('notice', { text, level });
+      },
+      done: (id, outcome, error) => {
+        this.batcher.flush();
+        void this.ui.dispatch('run_done', { id, outcome, ...(error ? { error } : {}) });
+      },
+    };
+  }
+}

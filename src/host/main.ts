@@ -1,0 +1,70 @@
+// Entry of dist/host.cjs: the process Neovim starts with jobstart(..., { rpc = true }).
+import { attach } from 'neovim';
+import { ChatSession } from '../agent/chat-session.js';
+import { UiClient } from '../nvim/ui-client.js';
+import { createLogger, type LogLevel } from '../util/logger.js';
+import { registerEnvSecrets } from '../util/redact.js';
+import { AGENT_VERSION } from './build-info.js';
+import { HostService } from './host-service.js';
+import { guardStdout } from './stdout-guard.js';
+
+const logger = createLogger(
+  process.env.AGENT_NVIM_LOG,
+  (process.env.AGENT_NVIM_LOG_LEVEL as LogLevel) || 'info',
+);
+registerEnvSecrets(process.env);
+const rpcWriter = guardStdout(logger);
+
+const nvim = attach({
+  reader: process.stdin,
+  writer: rpcWriter,
+  options: {
+    logger: {
+      level: 'warn',
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (...a: unknown[]) => logger.warn('rpc:', ...a),
+      error: (...a: unknown[]) => logger.error('rpc:', ...a),
+    } as never,
+  },
+});
+
+const chat = new ChatSession({ env: process.env, logger, cwd: process.cwd() });
+const service = new HostService(new UiClient(nvim, logger), chat, logger, AGENT_VERSION);
+
+nvim.on(
+  'request',
+  (method: string, args: unknown[], resp: { send(value: unknown, isError?: boolean): void }) => {
+    // Every request gets an answer, errors included: an unanswered request freezes Neovim.
+    service.handleRequest(method, args).then(
+      (result) => resp.send(result ?? null),
+      (err: unknown) => resp.send(err instanceof Error ? err.message : String(err), true),
+    );
+  },
+);
+nvim.on('notification', (method: string, args: unknown[]) => service.handleNotification(method, args));
+
+let exiting = false;
+function shutdown(reason: string, code = 0): void {
+  if (exiting) return;
+  exiting = true;
+  logger.info(`host exiting: ${reason}`);
+  chat.stop();
+  // Give in-flight log writes and aborts a moment, then leave even if a socket lingers.
+  setTimeout(() => process.exit(code), 50).unref();
+}
+
+// Neovim closes our stdin on :qa (and when it dies): that is the signal to leave.
+process.stdin.on('end', () => shutdown('stdin closed'));
+process.stdin.on('close', () => shutdown('stdin closed'));
+nvim.on('disconnect', () => shutdown('rpc disconnected'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('uncaughtException', (err) => {
+  logger.error('uncaught exception:', err);
+  shutdown('uncaught exception', 1);
+});
+process.on('unhandledRejection', (reason) => logger.error('unhandled rejection:', reason));
+
+logger.info(`host ${AGENT_VERSION} started, node ${process.version}, cwd ${process.cwd()}`);
+void service.announce();

@@ -1,0 +1,29 @@
+import type { DispatchMethod, DispatchPayloads } from '../rpc/protocol.js';
+import type { Logger } from '../util/logger.js';
+
+/** The part of the node client the UI needs; the real `NeovimClient` and plugin `nvim` both fit. */
+export interface LuaExecutor {
+  lua(code: string, args?: unknown[]): Promise<unknown>;
+}
+
+const DISPATCH = "return require('agent.rpc').dispatch(...)";
+
+/**
+ * The one funnel from host to Lua: every view update is a single `nvim_exec_lua` of the Lua
+ * dispatcher, so the Lua side has one entry point to read and to test.
+ */
+export class UiClient {
+  constructor(
+    private readonly nvim: LuaExecutor,
+    private readonly logger: Logger,
+  ) {}
+
+  async dispatch<M extends DispatchMethod>(method: M, payload: DispatchPayloads[M]): Promise<void> {
+    try {
+      await this.nvim.lua(DISPATCH, [method, payload as unknown]);
+    } catch (err) {
+      // Neovim may be exiting, or the Lua side raised: neither may crash the host.
+      this.logger.warn(`dispatch ${method} failed:`, err instanceof Error ? err.message : err);
+    }
+  }
+}
