@@ -21,15 +21,17 @@ export function serverRoot(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
-/** A `/v1/models` entry's inline context window. */
+/**
+ * A `/v1/models` entry's inline context window. llama.cpp's `meta.n_ctx_train` is deliberately
+ * ignored: it is the training length, not what the running server allocated (`/props`).
+ */
 export function contextFromModelEntry(entry: Json): number {
   const top = entry.top_provider as Json | undefined;
   return (
     positive(entry.max_model_len) ||
     positive(entry.context_length) ||
     positive(entry.context_window) ||
-    positive(top?.context_length) ||
-    positive((entry.meta as Json | undefined)?.n_ctx_train)
+    positive(top?.context_length)
   );
 }
 
