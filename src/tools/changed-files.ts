@@ -7,7 +7,8 @@ const EXCLUDED = new Set([...GENERATED_DIRS, '.git', '.agent']);
 /**
  * How far a file's timestamp may lag the wall clock at the moment of the write: the kernel
  * stamps files from a coarse clock updated once per tick (1-10 ms), so a write just after the
- * command started can carry a time just before it.
+ * command started can carry a time just before it. The price is that a file written in this
+ * window before the command is reported too: a harmless extra buffer reload.
  */
 const CLOCK_SLACK_MS = 20;
 
