@@ -4,8 +4,8 @@
 // Each release (bookworm's 0.7.2 for the "too old" test, trixie's 0.10.x as the oldest supported,
 // sid's as the newest) is resolved with apt against a private package list, its whole dependency
 // closure downloaded with `apt-get download`, unpacked with `dpkg-deb -x` into
-// .cache/nvim/<suite>/root, and started through that root's own dynamic loader so the host's older
-// libc never meets the newer binary. A wrapper script per suite hides the loader invocation.
+// .cache/nvim/<suite>/root, and its nvim binary patched to start through that root's own dynamic
+// loader and libraries, so the host's older libc never meets the newer binary.
 //
 // Usage: node scripts/provide-nvim.mjs [suite...]   prints one JSON line: [{ suite, version, bin }]
 // The nvim on PATH is listed too when it is >= 0.10 (suite "path").
@@ -125,37 +125,38 @@ function findLoader(root) {
   throw new Error(`no dynamic loader unpacked under ${root}`);
 }
 
-function writeWrapper(suite, root) {
-  // nvim resolves /proc/self/exe, i.e. the loader's real path, to find its lib dir.
-  const loader = fs.realpathSync(findLoader(root));
+/** patchelf from PATH, else Debian bookworm's unpacked into the cache (no root needed). */
+function patchelf() {
+  const onPath = spawnSync('sh', ['-c', 'command -v patchelf'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const bin = path.join(cacheRoot, 'tools', 'usr/bin/patchelf');
+  if (fs.existsSync(bin)) return bin;
+  log('fetching patchelf from Debian bookworm');
+  const { dir, args } = aptOptions('bookworm');
+  if (!fs.existsSync(path.join(dir, 'sources.list'))) aptUpdate('bookworm');
+  const debs = path.join(dir, 'debs');
+  fs.mkdirSync(debs, { recursive: true });
+  execFileSync('apt-get', [...args, 'download', 'patchelf'], { cwd: debs, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deb = fs.readdirSync(debs).find((f) => f.startsWith('patchelf_'));
+  execFileSync('dpkg-deb', ['-x', path.join(debs, deb), path.join(cacheRoot, 'tools')]);
+  return bin;
+}
+
+/**
+ * Points the unpacked nvim at its own loader and libraries. Running it through `ld.so nvim ...`
+ * works headless, but the TUI re-executes v:progpath (then the loader) with --embed, which the
+ * loader rejects; a patched interpreter and DT_RPATH (which, unlike RUNPATH, also covers
+ * indirect dependencies) make the binary self-contained, and it finds its runtime and bundled
+ * parsers next to itself.
+ */
+function patchBinary(root) {
+  const loader = findLoader(root);
   const libDirs = ['usr/lib/x86_64-linux-gnu', 'lib/x86_64-linux-gnu', 'usr/lib', 'lib']
     .map((d) => path.join(root, d))
     .filter((d) => fs.existsSync(d));
   const binary = fs.realpathSync(path.join(root, 'usr/bin/nvim'));
-  // Started through the loader, nvim derives its lib dir from the loader's location and looks for
-  // bundled parsers under <loader dir>/../lib/nvim; point that at the real one.
-  const loaderLib = path.join(path.dirname(path.dirname(loader)), 'lib');
-  const nvimLib = path.join(root, 'usr/lib/nvim');
-  if (fs.existsSync(nvimLib) && !fs.existsSync(path.join(loaderLib, 'nvim'))) {
-    fs.mkdirSync(loaderLib, { recursive: true });
-    fs.symlinkSync(nvimLib, path.join(loaderLib, 'nvim'));
-  }
-  const runtime = path.join(root, 'usr/share/nvim/runtime');
-  const bin = path.join(cacheRoot, suite, 'bin', 'nvim');
-  fs.mkdirSync(path.dirname(bin), { recursive: true });
-  fs.writeFileSync(
-    bin,
-    [
-      '#!/bin/sh',
-      `# Neovim from Debian ${suite}, run through its own loader and libraries.`,
-      `VIMRUNTIME='${runtime}'`,
-      'export VIMRUNTIME',
-      `exec '${loader}' --library-path '${libDirs.join(':')}' '${binary}' "$@"`,
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
-  return bin;
+  execFileSync(patchelf(), ['--set-interpreter', loader, '--force-rpath', '--set-rpath', libDirs.join(':'), binary]);
+  return binary;
 }
 
 export function nvimVersion(bin) {
@@ -174,7 +175,7 @@ export function atLeast(version, floor) {
 }
 
 function provide(suite) {
-  const bin = path.join(cacheRoot, suite, 'bin', 'nvim');
+  const bin = path.join(cacheRoot, suite, 'root/usr/bin/nvim');
   if (fs.existsSync(bin)) {
     const version = nvimVersion(bin);
     if (version) return { suite, version, bin };
@@ -184,10 +185,10 @@ function provide(suite) {
   const packages = closure(suite);
   const debs = download(suite, packages);
   const root = unpack(suite, debs);
-  const wrapper = writeWrapper(suite, root);
-  const version = nvimVersion(wrapper);
-  if (!version) throw new Error(`Neovim from ${suite} did not start; run ${wrapper} --version to see why`);
-  return { suite, version, bin: wrapper };
+  const binary = patchBinary(root);
+  const version = nvimVersion(binary);
+  if (!version) throw new Error(`Neovim from ${suite} did not start; run ${binary} --version to see why`);
+  return { suite, version, bin: binary };
 }
 
 function pathNvim() {

@@ -170,7 +170,7 @@ end
 ---@param model string|nil
 function M.begin_assistant(id, model)
   H.state.streaming[id] = { reasoning_open = false }
-  M.append_lines({ model and model ~= '' and ('## Agent · ' .. model) or '## Agent', '' })
+  M.append_lines({ model and model ~= '' and ('## Agent · ' .. model) or '## Agent', '', '' })
 end
 
 --- Appends streamed text at the end without moving the user's cursor; windows whose cursor sits
