@@ -1,14 +1,15 @@
 /**
  * Chat-completions adapter for OpenAI and every OpenAI-compatible server. The `openai` SDK does
- * the HTTP, errors and SSE framing; the chunks are read raw (not through the SDK's stream
- * helpers, which lose tool calls on several servers) so the commit rule can see `[DONE]`.
+ * the HTTP, auth and error mapping; the body is read raw (not through the SDK's stream helpers,
+ * which lose tool calls on several servers and hide `[DONE]` from the commit rule) and parsed
+ * one network read at a time.
  */
 import OpenAI from 'openai';
-import { _iterSSEMessages } from 'openai/core/streaming';
 import { linkAbort } from './abort-link.js';
 import { buildAssistantMessage } from './assistant-message.js';
 import { ChatAccumulator } from './chat-accumulator.js';
 import { buildChatRequest } from './chat-request.js';
+import { coalesceEvents } from './coalesce-events.js';
 import { discoverNativeContext } from './context-discovery.js';
 import { type Flavor, wantsShortCallIds } from './flavors.js';
 import { ModelCatalog } from './model-catalog.js';
@@ -17,7 +18,8 @@ import type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType } f
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
-import { holdBackMarkup } from './text-stream-filter.js';
+import { type SseMessage, SseParser } from './sse-reader.js';
+import { holdBackMarkup, type TextFilter } from './text-stream-filter.js';
 
 type Json = Record<string, unknown>;
 
@@ -156,24 +158,29 @@ export class OpenAIChatProvider implements Provider {
         // Some servers ignore `stream: true` and answer with one JSON completion.
         acc.push((await response.json()) as Json);
         sawDone = true;
-      } else {
-        for await (const sse of _iterSSEMessages(response, link.controller)) {
+      } else if (response.body) {
+        const parser = new SseParser();
+        const body = response.body as unknown as AsyncIterable<Uint8Array>;
+        for await (const bytes of body) {
           link.touch();
-          if (sse.data.startsWith('[DONE]')) {
-            sawDone = true;
-            break;
-          }
-          if (!sse.data) continue;
-          const chunk = parseChunk(sse.data, this.id);
-          if (chunk.error || sse.event === 'error') throw streamError(chunk, this.id);
-          for (const event of acc.push(chunk)) {
-            if (event.type === 'text' && filter) {
-              const visible = filter.push(event.text);
-              if (visible) yield { type: 'text', text: visible };
-            } else {
-              yield event;
+          const events: ProviderEvent[] = [];
+          for (const sse of parser.push(bytes)) {
+            if (sse.data.startsWith('[DONE]')) {
+              sawDone = true;
+              break;
             }
+            if (sse.data) this.consume(sse, acc, filter, events);
           }
+          for (const event of coalesceEvents(events)) yield event;
+          if (sawDone) break;
+        }
+        if (!sawDone) {
+          const events: ProviderEvent[] = [];
+          for (const sse of parser.end()) {
+            if (sse.data.startsWith('[DONE]')) sawDone = true;
+            else if (sse.data) this.consume(sse, acc, filter, events);
+          }
+          for (const event of coalesceEvents(events)) yield event;
         }
       }
     } catch (err) {
@@ -210,6 +217,25 @@ export class OpenAIChatProvider implements Provider {
       ...(textTools ? { textTools: { names: req.tools.map((t) => t.name) } } : {}),
     });
     yield { type: 'done', message, usage: result.usage, finishReason: message.finishReason };
+  }
+
+  /** One SSE message into the accumulator; its live events are appended to `events`. */
+  private consume(
+    sse: SseMessage,
+    acc: ChatAccumulator,
+    filter: TextFilter | undefined,
+    events: ProviderEvent[],
+  ): void {
+    const chunk = parseChunk(sse.data, this.id);
+    if (chunk.error || sse.event === 'error') throw streamError(chunk, this.id);
+    for (const event of acc.push(chunk)) {
+      if (event.type === 'text' && filter) {
+        const visible = filter.push(event.text);
+        if (visible) events.push({ type: 'text', text: visible });
+      } else {
+        events.push(event);
+      }
+    }
   }
 }
 

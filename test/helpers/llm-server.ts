@@ -26,6 +26,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Index of the scripted turn this request consumed, if any. */
   turn?: number;
+  /** Wall-clock ms (sub-ms precision) when the last byte of the answer was written. */
+  lastByteAt?: number;
 }
 
 export interface LlmServer {
@@ -113,7 +115,9 @@ export async function startLlmServer(
           wire === 'anthropic' ? anthropicError(500, message) : openAiError(500, message),
         );
       }
-      return respond(wire, turn, body as Record<string, unknown> | undefined, record.turn + 1, req, res);
+      await respond(wire, turn, body as Record<string, unknown> | undefined, record.turn + 1, req, res);
+      record.lastByteAt = performance.timeOrigin + performance.now();
+      return;
     }
     options.onRequest?.(record);
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// Provider overhead: our chat-completions adapter (raw SSE, tolerant accumulator, commit rules,
+// message building) against a bare `openai` SDK loop reading the same scripted stream.
+// Figures: CPU per streamed token (client process only: the scripted server runs in a child
+// process) and the time from the server's last byte to the committed message. Target <= 1.1x.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { importTs, median, root } from './lib.mjs';
+
+const TEXT_TOKENS = 3000;
+const ARG_CHARS = 12_000;
+const ROUNDS = Number(process.env.AGENT_BENCH_ROUNDS ?? 15);
+const WARMUP = 3;
+
+const turn = {
+  text: 'tok '.repeat(TEXT_TOKENS),
+  chunkSize: 4,
+  toolCalls: [
+    { id: 'call_1', name: 'write_file', arguments: { path: 'a.txt', content: 'x'.repeat(ARG_CHARS) } },
+  ],
+  usage: { input: 1000, output: 4000 },
+};
+const tokens = TEXT_TOKENS + Math.ceil((ARG_CHARS + 40) / 4) + 3;
+const tools = [{ name: 'write_file', description: 'Write a file.', parameters: { type: 'object' } }];
+
+const server = spawn(process.execPath, [path.join(root, 'test/helpers/llm-server-cli.mjs')], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const first = await new Promise((resolve) =>
+  readline.createInterface({ input: server.stdout }).once('line', resolve),
+);
+const { url } = JSON.parse(first);
+const control = url.replace(/\/v1$/, '');
+
+const { default: OpenAI } = await import('openai');
+const { createProvider } = await importTs('src/providers/create-provider.ts');
+
+const client = new OpenAI({ baseURL: url, apiKey: 'bench', maxRetries: 0 });
+const provider = createProvider('bench', { type: 'openai_compatible', base_url: url, api_key: 'bench' });
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function bareSdk() {
+  const stream = await client.chat.completions.create({
+    model: 'bench',
+    messages: [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'go' },
+    ],
+    tools: tools.map((t) => ({ type: 'function', function: t })),
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  const calls = [];
+  for await (const chunk of stream) {
+    const delta = chunk.choices[0]?.delta;
+    if (delta?.content) text += delta.content;
+    for (const tc of delta?.tool_calls ?? []) {
+      calls[tc.index] ??= { id: tc.id, name: tc.function?.name, args: '' };
+      calls[tc.index].args += tc.function?.arguments ?? '';
+    }
+  }
+  const parsed = calls.map((c) => JSON.parse(c.args));
+  if (!text || parsed.length !== 1) throw new Error('bare loop lost data');
+}
+
+async function ourProvider() {
+  const req = {
+    model: 'bench',
+    system: 'sys',
+    messages: [{ role: 'user', id: 'u', text: 'go', createdAt: 0 }],
+    tools,
+  };
+  let done;
+  for await (const event of provider.stream(req, new AbortController().signal)) {
+    if (event.type === 'done') done = event.message;
+  }
+  if (!done?.text || done.toolCalls.length !== 1) throw new Error('provider lost data');
+}
+
+async function measure(fn) {
+  await fetch(`${control}/__turns`, { method: 'POST', body: JSON.stringify(turn) });
+  const cpu = process.cpuUsage();
+  const start = now();
+  await fn();
+  const committedAt = now();
+  const used = process.cpuUsage(cpu);
+  const requests = await (await fetch(`${control}/__requests`)).json();
+  const last = requests.filter((r) => r.turn !== undefined).at(-1);
+  return {
+    wall: committedAt - start,
+    cpuUs: used.user + used.system,
+    latency: committedAt - last.lastByteAt,
+  };
+}
+
+const results = { bare: [], ours: [] };
+for (let i = 0; i < WARMUP + ROUNDS; i++) {
+  // Alternate the order so neither side always runs on a warmer process.
+  const order = i % 2 ? ['ours', 'bare'] : ['bare', 'ours'];
+  for (const name of order) {
+    const r = await measure(name === 'bare' ? bareSdk : ourProvider);
+    if (i >= WARMUP) results[name].push(r);
+  }
+}
+server.kill('SIGTERM');
+
+const figure = (name, key) => median(results[name].map((r) => r[key]));
+const cpuBare = figure('bare', 'cpuUs') / tokens;
+const cpuOurs = figure('ours', 'cpuUs') / tokens;
+const latBare = figure('bare', 'latency');
+const latOurs = figure('ours', 'latency');
+const wallBare = figure('bare', 'wall');
+const wallOurs = figure('ours', 'wall');
+const line = (label, ours, bare, unit, target) => {
+  const ratio = ours / bare;
+  const verdict = target === undefined ? '' : ratio <= target ? ' (meets target)' : ' (MISSES target)';
+  process.stdout.write(
+    `${label}: ${ours.toFixed(2)} ${unit} vs bare SDK loop ${bare.toFixed(2)} ${unit} -> ratio ${ratio.toFixed(3)}${target === undefined ? '' : `, target <= ${target}`}${verdict}\n`,
+  );
+};
+process.stdout.write(
+  `stream: ${tokens} chunks (${TEXT_TOKENS} text + one ${ARG_CHARS}-char tool call), ${ROUNDS} rounds, medians\n`,
+);
+line('provider CPU per streamed token', cpuOurs, cpuBare, 'µs', 1.1);
+line('last byte -> committed message', latOurs, latBare, 'ms', 1.1);
+line('whole request', wallOurs, wallBare, 'ms');
