@@ -5,7 +5,7 @@
  * one network read at a time.
  */
 import OpenAI from 'openai';
-import { linkAbort } from './abort-link.js';
+import { type AbortLink, linkAbort } from './abort-link.js';
 import { buildAssistantMessage } from './assistant-message.js';
 import { ChatAccumulator } from './chat-accumulator.js';
 import { buildChatRequest } from './chat-request.js';
@@ -14,6 +14,7 @@ import { discoverNativeContext } from './context-discovery.js';
 import { type Flavor, wantsShortCallIds } from './flavors.js';
 import { ModelCatalog } from './model-catalog.js';
 import type { Price } from './model-table.js';
+import { isReasoningModel, streamResponses } from './openai-responses.js';
 import type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType } from './provider.js';
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
@@ -133,56 +134,22 @@ export class OpenAIChatProvider implements Provider {
     });
   }
 
+  /** OpenAI's reasoning models go through the Responses API unless the entry says `api = 'chat'`. */
+  usesResponses(model: string): boolean {
+    if (this.opts.config.api) return this.opts.config.api === 'responses';
+    return this.type === 'openai' && isReasoningModel(model);
+  }
+
   private async *attempt(
     req: ModelRequest,
     signal: AbortSignal,
     textTools: boolean,
   ): AsyncIterable<ProviderEvent> {
     const client = await this.getClient();
-    const body = buildChatRequest(req, {
-      providerId: this.id,
-      textTools,
-      shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),
-      maxTokensField: this.opts.flavor.maxTokensField,
-      streamUsage: this.opts.flavor.streamUsage,
-    });
     const link = linkAbort(signal, this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS);
-    const acc = new ChatAccumulator(this.id);
-    const filter = textTools ? holdBackMarkup() : undefined;
-    let sawDone = false;
     try {
-      const response = await client.chat.completions
-        .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: link.signal })
-        .asResponse();
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        // Some servers ignore `stream: true` and answer with one JSON completion.
-        acc.push((await response.json()) as Json);
-        sawDone = true;
-      } else if (response.body) {
-        const parser = new SseParser();
-        const body = response.body as unknown as AsyncIterable<Uint8Array>;
-        for await (const bytes of body) {
-          link.touch();
-          const events: ProviderEvent[] = [];
-          for (const sse of parser.push(bytes)) {
-            if (sse.data.startsWith('[DONE]')) {
-              sawDone = true;
-              break;
-            }
-            if (sse.data) this.consume(sse, acc, filter, events);
-          }
-          for (const event of coalesceEvents(events)) yield event;
-          if (sawDone) break;
-        }
-        if (!sawDone) {
-          const events: ProviderEvent[] = [];
-          for (const sse of parser.end()) {
-            if (sse.data.startsWith('[DONE]')) sawDone = true;
-            else if (sse.data) this.consume(sse, acc, filter, events);
-          }
-          for (const event of coalesceEvents(events)) yield event;
-        }
-      }
+      if (!textTools && this.usesResponses(req.model)) yield* streamResponses(client, req, this.id, link);
+      else yield* this.chatCompletion(client, req, textTools, link);
     } catch (err) {
       if (link.timedOut() && !signal.aborted) {
         throw new ProviderError(
@@ -194,7 +161,57 @@ export class OpenAIChatProvider implements Provider {
     } finally {
       link.dispose();
     }
-    if (signal.aborted) throw new ProviderError('cancelled', 'Cancelled.');
+  }
+
+  private async *chatCompletion(
+    client: OpenAI,
+    req: ModelRequest,
+    textTools: boolean,
+    link: AbortLink,
+  ): AsyncIterable<ProviderEvent> {
+    const body = buildChatRequest(req, {
+      providerId: this.id,
+      textTools,
+      shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),
+      maxTokensField: this.opts.flavor.maxTokensField,
+      streamUsage: this.opts.flavor.streamUsage,
+    });
+    const acc = new ChatAccumulator(this.id);
+    const filter = textTools ? holdBackMarkup() : undefined;
+    let sawDone = false;
+    const response = await client.chat.completions
+      .create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: link.signal })
+      .asResponse();
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // Some servers ignore `stream: true` and answer with one JSON completion.
+      acc.push((await response.json()) as Json);
+      sawDone = true;
+    } else if (response.body) {
+      const parser = new SseParser();
+      const body = response.body as unknown as AsyncIterable<Uint8Array>;
+      for await (const bytes of body) {
+        link.touch();
+        const events: ProviderEvent[] = [];
+        for (const sse of parser.push(bytes)) {
+          if (sse.data.startsWith('[DONE]')) {
+            sawDone = true;
+            break;
+          }
+          if (sse.data) this.consume(sse, acc, filter, events);
+        }
+        for (const event of coalesceEvents(events)) yield event;
+        if (sawDone) break;
+      }
+      if (!sawDone) {
+        const events: ProviderEvent[] = [];
+        for (const sse of parser.end()) {
+          if (sse.data.startsWith('[DONE]')) sawDone = true;
+          else if (sse.data) this.consume(sse, acc, filter, events);
+        }
+        for (const event of coalesceEvents(events)) yield event;
+      }
+    }
+    if (link.signal.aborted) throw new ProviderError('cancelled', 'Cancelled.');
     const result = acc.finish(sawDone);
     const replay: Json = {};
     if (result.reasoningContent) replay.reasoning_content = result.reasoningContent;

@@ -14,6 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { normalizeScenario, type Scenario, type ScriptedResponse } from './llm-scenario.js';
 import { anthropicError, anthropicEvents, anthropicMessage, anthropicModels } from './llm-wire-anthropic.js';
 import { openAiChunks, openAiCompletion, openAiError, openAiModels } from './llm-wire-openai.js';
+import { responsesEvents } from './llm-wire-responses.js';
 
 export type { RouteResponse, Scenario, ScriptedResponse, ScriptedToolCall } from './llm-scenario.js';
 
@@ -210,8 +211,11 @@ async function respond(
   let frames: string[];
   if (turn.raw) {
     frames = turn.raw;
-  } else if (wire === 'anthropic') {
-    const events = turn.events ?? anthropicEvents(turn, model, seq);
+  } else if (wire === 'anthropic' || wire === 'responses') {
+    // Both APIs name every event: `event: <type>` before its data.
+    const events =
+      turn.events ??
+      (wire === 'anthropic' ? anthropicEvents(turn, model, seq) : responsesEvents(turn, model, seq));
     frames = events.map((e) => {
       const type = (e as { type?: unknown }).type;
       return `event: ${typeof type === 'string' ? type : 'message'}${nl}data: ${JSON.stringify(e)}${nl}${nl}`;
