@@ -32,6 +32,8 @@ export const GENERATED_DIRS: ReadonlySet<string> = new Set([
   'zig-out',
 ]);
 
+const IGNORE_FILES = ['.gitignore', '.ignore'];
+
 interface Layer {
   /** Directory of the ignore file, relative to the project root ('' for the root). */
   dir: string;
@@ -56,12 +58,16 @@ export class IgnoreStack {
     return stack;
   }
 
-  /** The stack for a directory, with its own ignore files loaded. */
-  async enter(root: string, dirRel: string): Promise<IgnoreStack> {
+  /**
+   * The stack for a directory, with its own ignore files loaded. `present` (the directory's
+   * entry names, when the caller has them) saves two failing reads per directory, which is most
+   * of a walk's cost on a large tree.
+   */
+  async enter(root: string, dirRel: string, present?: ReadonlySet<string>): Promise<IgnoreStack> {
+    const names = IGNORE_FILES.filter((name) => !present || present.has(name));
+    if (names.length === 0) return this;
     const texts = await Promise.all(
-      ['.gitignore', '.ignore'].map((name) =>
-        fs.readFile(path.join(root, dirRel, name), 'utf8').catch(() => ''),
-      ),
+      names.map((name) => fs.readFile(path.join(root, dirRel, name), 'utf8').catch(() => '')),
     );
     const text = texts.join('\n');
     if (text.trim() === '') return this;

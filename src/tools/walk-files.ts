@@ -66,7 +66,10 @@ export async function walkFiles(options: WalkOptions): Promise<WalkEntry[]> {
       } catch {
         return; // unreadable or vanished: a walk reports what it can see
       }
-      const rules = includeIgnored ? job.rules : await job.rules.enter(root, job.rel);
+      let rules = job.rules;
+      if (!includeIgnored && entries.some((e) => e.name === '.gitignore' || e.name === '.ignore')) {
+        rules = await job.rules.enter(root, job.rel, new Set(entries.map((e) => e.name)));
+      }
       for (const entry of entries) {
         const name = entry.name;
         const rel = job.rel === '' ? name : `${job.rel}/${name}`;
