@@ -151,12 +151,13 @@ export function replayResult(call: ToolCall): ToolResult {
 
 /** Messages a provider request is built from, in order (summaries replace what they cover). */
 export function replayMessages(history: History): Message[] {
-  let start = 0;
-  for (let i = history.messages.length - 1; i >= 0; i--) {
-    if (history.messages[i]?.role === 'summary') {
-      start = i;
-      break;
-    }
+  return fromLastSummary(history.messages);
+}
+
+/** The tail starting at the last summary, or everything when there is none. */
+export function fromLastSummary(messages: Message[]): Message[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === 'summary') return messages.slice(i);
   }
-  return history.messages.slice(start);
+  return messages;
 }

@@ -3,7 +3,7 @@
  * and the conversation tail (three of the four allowed breakpoints), so each turn re-reads the
  * previous prefix from cache. Signed thinking blocks go back only to the provider that made them.
  */
-import { replayResult } from '../history/conversation.js';
+import { fromLastSummary, replayResult } from '../history/conversation.js';
 import type { Message } from '../history/types.js';
 import type { ModelRequest } from './provider.js';
 import { renderTextCall, textToolsPrompt } from './text-tool-calls.js';
@@ -39,7 +39,7 @@ export function buildAnthropicRequest(req: ModelRequest, opts: AnthropicRequestO
     if (last && last.role === role) last.content.push(...blocks);
     else messages.push({ role, content: blocks });
   };
-  for (const m of req.messages) appendMessage(m, opts, push);
+  for (const m of fromLastSummary(req.messages)) appendMessage(m, opts, push);
 
   const tail = messages.at(-1)?.content.at(-1);
   if (tail) tail.cache_control = EPHEMERAL;

@@ -4,7 +4,7 @@
  * back: DeepSeek `reasoning_content`, OpenRouter `reasoning_details`, Gemini `extra_content`.
  */
 import { createHash } from 'node:crypto';
-import { replayResult } from '../history/conversation.js';
+import { fromLastSummary, replayResult } from '../history/conversation.js';
 import type { AssistantMessage, Message } from '../history/types.js';
 import type { ModelRequest } from './provider.js';
 import { renderTextCall, textToolsPrompt } from './text-tool-calls.js';
@@ -36,7 +36,7 @@ export function buildChatRequest(req: ModelRequest, opts: ChatRequestOptions): J
     opts.textTools && req.tools.length ? `${req.system}\n\n${textToolsPrompt(req.tools)}` : req.system;
   const messages: Json[] = [];
   if (system) messages.push({ role: 'system', content: system });
-  for (const m of req.messages) appendMessage(messages, m, opts, callId);
+  for (const m of fromLastSummary(req.messages)) appendMessage(messages, m, opts, callId);
 
   const body: Json = { model: req.model, messages, stream: true };
   if (opts.streamUsage) body.stream_options = { include_usage: true };

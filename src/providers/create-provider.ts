@@ -2,6 +2,7 @@
  * Builds a Provider from one §3a entry. Nothing is contacted and no key command runs here: the
  * key is resolved on the first request, so a slow password manager never delays startup.
  */
+import { registerSecret } from '../util/redact.js';
 import { AnthropicProvider } from './anthropic.js';
 import { resolveApiKey } from './api-key.js';
 import { FLAVORS } from './flavors.js';
@@ -24,6 +25,11 @@ export function createProvider(
   env: NodeJS.ProcessEnv = process.env,
 ): Provider {
   const config = parseProviderConfig(id, input);
+  // Registered now, not on first use, so no log line about this entry can ever show the key.
+  registerSecret(config.api_key);
+  for (const [name, value] of Object.entries(config.headers ?? {})) {
+    if (/auth|key|token|secret/i.test(name)) registerSecret(value.replace(/^(Bearer|Basic)\s+/i, ''));
+  }
   if (config.type === 'anthropic') {
     return new AnthropicProvider({
       id,

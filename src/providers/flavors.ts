@@ -18,6 +18,8 @@ export interface Flavor {
   contextSource: 'models' | 'lmstudio' | 'ollama' | 'llamacpp' | 'none';
   /** Ask for usage in the final chunk (`stream_options.include_usage`). */
   streamUsage: boolean;
+  /** Sent unless the entry's own `headers` override them. */
+  headers?: Record<string, string>;
 }
 
 export const FLAVORS: Record<Exclude<ProviderType, 'anthropic'>, Flavor> = {
@@ -38,6 +40,8 @@ export const FLAVORS: Record<Exclude<ProviderType, 'anthropic'>, Flavor> = {
     maxTokensField: 'max_tokens',
     contextSource: 'models',
     streamUsage: true,
+    // OpenRouter's app attribution; harmless elsewhere, so it is sent only here.
+    headers: { 'HTTP-Referer': 'https://github.com/agent-nvim/agent.nvim', 'X-Title': 'agent.nvim' },
   },
   ollama: {
     label: 'Ollama',

@@ -76,7 +76,7 @@ export class OpenAIChatProvider implements Provider {
         apiKey: key ?? 'no-key',
         maxRetries: 0,
         timeout: this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS,
-        defaultHeaders: this.opts.config.headers,
+        defaultHeaders: { ...this.opts.flavor.headers, ...this.opts.config.headers },
       });
     });
     this.client.catch(() => {

@@ -6,7 +6,7 @@
  * calls. A reply counts only once `response.completed` arrived.
  */
 import type OpenAI from 'openai';
-import { replayResult } from '../history/conversation.js';
+import { fromLastSummary, replayResult } from '../history/conversation.js';
 import type { Message, Usage } from '../history/types.js';
 import type { AbortLink } from './abort-link.js';
 import { buildAssistantMessage, type DraftCall } from './assistant-message.js';
@@ -25,7 +25,7 @@ export function isReasoningModel(model: string): boolean {
 
 export function buildResponsesRequest(req: ModelRequest, providerId: string): Json {
   const input: Json[] = [];
-  for (const m of req.messages) appendItems(input, m, providerId);
+  for (const m of fromLastSummary(req.messages)) appendItems(input, m, providerId);
   const body: Json = { model: req.model, input, stream: true, store: false };
   if (req.system) body.instructions = req.system;
   if (req.tools.length) {
