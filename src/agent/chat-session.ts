@@ -5,6 +5,7 @@ import { detectProvider, httpProbe, type Probe } from '../providers/detect-provi
 import type { Provider } from '../providers/provider.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
+import { warmHttpClient } from '../util/warm-http.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import type { RunSink } from './run-sink.js';
 
@@ -49,6 +50,16 @@ export class ChatSession {
     this.config = parsed.data;
     this.resolved.clear();
     this.detected = undefined;
+    this.warmUp();
+  }
+
+  /**
+   * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
+   * the first fetch (~100 ms), and provider resolution may probe local servers.
+   */
+  private warmUp(): void {
+    warmHttpClient().catch(() => undefined);
+    this.resolveModel(undefined).catch(() => undefined);
   }
 
   status(): { mode: string; model: string | undefined; running: boolean; messages: number } {
