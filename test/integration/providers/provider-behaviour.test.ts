@@ -30,7 +30,7 @@ describe('provider behaviour across requests', () => {
     recordToolResult(history, m.id, must(m.toolCalls[0]).id, { output: 'x' });
     await runStream(provider, request({ model: 'devstral-small', messages: history.messages }));
     const messages = (must(server.modelRequests()[1]).body as Json).messages as Json[];
-    const callId = ((messages[2]?.tool_calls as Json[])[0] as Json).id as string;
+    const callId = must((must(messages[2]).tool_calls as Json[])[0]).id as string;
     expect(callId).toMatch(/^[A-Za-z0-9]{9}$/);
     expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: callId });
   });
