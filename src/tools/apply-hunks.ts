@@ -61,6 +61,13 @@ export function applyHunks(
     const sides = sidesOf(hunk);
     const expected = Math.max(0, hunk.oldStart - 1 + delta);
     const at = findBlock(current, sides.oldLines, expected, floor);
+    if (typeof at === 'object') {
+      throw new ToolError(
+        'ambiguous',
+        `Hunk ${index + 1} of ${rel} matches equally well at lines ${at.ambiguous.join(' and ')}, and neither is where its header says (line ${expected + 1}). Fix the line numbers or add context lines.`,
+        { path: rel, line: at.ambiguous[0], lines: at.ambiguous, hunk: index + 1 },
+      );
+    }
     if (at === undefined) {
       throw new ToolError(
         'no_match',
@@ -78,7 +85,12 @@ export function applyHunks(
   return { lines: current, reports };
 }
 
-function findBlock(lines: Line[], block: string[], expected: number, floor: number): number | undefined {
+function findBlock(
+  lines: Line[],
+  block: string[],
+  expected: number,
+  floor: number,
+): number | { ambiguous: number[] } | undefined {
   const fits = (pos: number): boolean => {
     if (pos < floor || pos + block.length > lines.length) return false;
     for (let i = 0; i < block.length; i++) if ((lines[pos + i] as Line).text !== block[i]) return false;
@@ -86,8 +98,12 @@ function findBlock(lines: Line[], block: string[], expected: number, floor: numb
   };
   if (block.length === 0) return Math.min(Math.max(expected, floor), lines.length);
   for (let distance = 0; distance <= lines.length; distance++) {
-    if (fits(expected - distance)) return expected - distance;
-    if (distance > 0 && fits(expected + distance)) return expected + distance;
+    const before = fits(expected - distance);
+    const after = distance > 0 && fits(expected + distance);
+    // Equally near above and below: nothing says which one the model meant.
+    if (before && after) return { ambiguous: [expected - distance + 1, expected + distance + 1] };
+    if (before) return expected - distance;
+    if (after) return expected + distance;
   }
   return undefined;
 }

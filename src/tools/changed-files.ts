@@ -12,6 +12,9 @@ const EXCLUDED = new Set([...GENERATED_DIRS, '.git', '.agent']);
  */
 const CLOCK_SLACK_MS = 20;
 
+/** Past this many files a project is not tracked (each command would pay a long walk). */
+export const MAX_TRACKED_FILES = 300_000;
+
 export interface ChangeSnapshot {
   root: string;
   /** NUL-joined file names in walk order (see WalkResult). */
@@ -30,7 +33,15 @@ export interface ChangeSnapshot {
 export async function snapshotBefore(root: string): Promise<ChangeSnapshot> {
   const physical = await realRoot(root);
   const units = await unitsFor(physical, EXCLUDED);
-  const walk = await walkProject({ root: physical, units, excluded: [...EXCLUDED], stat: false, since: 0 });
+  const walk = await walkProject({
+    root: physical,
+    units,
+    excluded: [...EXCLUDED],
+    stat: false,
+    since: 0,
+    limit: MAX_TRACKED_FILES,
+  });
+  if (walk.overflow) throw new Error(`more than ${MAX_TRACKED_FILES} files to track`);
   return { root: physical, names: walk.names, since: Date.now() - CLOCK_SLACK_MS };
 }
 
@@ -43,7 +54,9 @@ export async function changedSince(before: ChangeSnapshot): Promise<string[]> {
     excluded: [...EXCLUDED],
     stat: true,
     since: before.since,
+    limit: MAX_TRACKED_FILES,
   });
+  if (walk.overflow) throw new Error(`more than ${MAX_TRACKED_FILES} files to track`);
   const changed = new Set(walk.recent);
   if (walk.names !== before.names) {
     const beforeNames = new Set(splitNames(before.names));

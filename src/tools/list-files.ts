@@ -14,7 +14,7 @@ export const listFilesTool = defineTool({
     'List the files under a project directory (default: the project root), sorted, at most 500.',
     `Recursive by default, down to ${MAX_DEPTH} levels; set recursive=false for one level.`,
     'Hidden files, .gitignored files and generated folders (node_modules, dist, build, target, ...) are',
-    'skipped unless include_ignored=true. Symbolic links are listed (marked "link") but not followed.',
+    'skipped unless include_ignored=true. Symbolic links are listed (and repeated under "links") but not followed.',
   ].join(' '),
   schema: z.object({
     path: z.string().optional().describe('Directory relative to the project root (default ".").'),
@@ -49,9 +49,11 @@ export const listFilesTool = defineTool({
     const shown = files.slice(0, MAX_ENTRIES);
     const result: Record<string, unknown> = {
       path: target.rel,
-      files: shown.map((e) => (e.link ? `${e.rel} (link)` : e.rel)),
+      files: shown.map((e) => e.rel),
       count: files.length,
     };
+    const links = shown.filter((e) => e.link).map((e) => e.rel);
+    if (links.length > 0) result.links = links;
     if (files.length > MAX_ENTRIES) {
       result.truncated = true;
       result.note = `Showing the first ${MAX_ENTRIES} of ${files.length} files; narrow the path or the extension.`;

@@ -17,6 +17,7 @@ const WALK_SOURCE = `
 function walkUnits(fs, job, claim) {
   const excluded = new Set(job.excluded);
   const parts = [];
+  let total = 0;
   const join = (rel, name) => (rel === '' ? name : rel + '/' + name);
   for (let u = claim(); u < job.units.length; u = claim()) {
     const unit = job.units[u];
@@ -37,6 +38,7 @@ function walkUnits(fs, job, claim) {
         if (entry.isDirectory()) {
           if (recursive && !excluded.has(entry.name)) stack.push(path);
         } else if (entry.isFile()) {
+          if (++total > job.limit) return { parts, overflow: true };
           names.push(path);
           if (job.stat) {
             try {
@@ -49,7 +51,7 @@ function walkUnits(fs, job, claim) {
     }
     parts.push([u, names.join('\\0'), recent.join('\\0')]);
   }
-  return parts;
+  return { parts, overflow: false };
 }
 `;
 
@@ -60,7 +62,7 @@ ${WALK_SOURCE}
 parentPort.on('message', (msg) => {
   const counter = new Int32Array(msg.counter);
   try {
-    parentPort.postMessage({ id: msg.id, parts: walkUnits(fs, msg.job, () => Atomics.add(counter, 0, 1)) });
+    parentPort.postMessage({ id: msg.id, ...walkUnits(fs, msg.job, () => Atomics.add(counter, 0, 1)) });
   } catch (err) {
     parentPort.postMessage({ id: msg.id, error: String(err) });
   }
@@ -74,6 +76,8 @@ export interface WalkJob {
   /** Stat files and report those with ctime or mtime at or after `since` (epoch ms). */
   stat: boolean;
   since: number;
+  /** Give up (WalkResult.overflow) past this many files: tracking a home folder is not worth it. */
+  limit: number;
 }
 
 /** Per unit: [unit index, NUL-joined file names, NUL-joined names of recently changed files]. */
@@ -86,9 +90,11 @@ export interface WalkResult {
    */
   names: string;
   recent: string[];
+  overflow: boolean;
 }
 
-type WalkFn = (fsModule: typeof nodeFs, job: WalkJob, claim: () => number) => Part[];
+type WalkOutput = { parts: Part[]; overflow: boolean };
+type WalkFn = (fsModule: typeof nodeFs, job: WalkJob, claim: () => number) => WalkOutput;
 
 let inProcess: WalkFn | undefined;
 let pool: Worker[] | undefined;
@@ -110,15 +116,15 @@ function workers(): Worker[] {
   return pool;
 }
 
-function runOn(worker: Worker, job: WalkJob, counter: SharedArrayBuffer): Promise<Part[]> {
+function runOn(worker: Worker, job: WalkJob, counter: SharedArrayBuffer): Promise<WalkOutput> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    const onMessage = (msg: { id: number; parts: Part[]; error?: string }) => {
+    const onMessage = (msg: WalkOutput & { id: number; error?: string }) => {
       if (msg.id !== id) return;
       worker.off('message', onMessage);
       worker.off('error', onError);
       if (msg.error) reject(new Error(msg.error));
-      else resolve(msg.parts);
+      else resolve(msg);
     };
     const onError = (err: Error) => {
       worker.off('message', onMessage);
@@ -136,10 +142,10 @@ export function splitNames(text: string): string[] {
 
 /** Runs a walk over the worker pool (in-process if workers cannot start). */
 export async function walkProject(job: WalkJob): Promise<WalkResult> {
-  let parts: Part[];
+  let outputs: WalkOutput[];
   try {
     const counter = new SharedArrayBuffer(4);
-    parts = (await Promise.all(workers().map((w) => runOn(w, job, counter)))).flat();
+    outputs = await Promise.all(workers().map((w) => runOn(w, job, counter)));
   } catch {
     inProcess ??= new Function(
       'fs',
@@ -148,10 +154,11 @@ export async function walkProject(job: WalkJob): Promise<WalkResult> {
       `${WALK_SOURCE}\nreturn walkUnits(fs, job, claim);`,
     ) as WalkFn;
     let next = 0;
-    parts = inProcess(nodeFs, job, () => next++);
+    outputs = [inProcess(nodeFs, job, () => next++)];
   }
-  parts.sort((a, b) => a[0] - b[0]);
+  const parts = outputs.flatMap((o) => o.parts).sort((a, b) => a[0] - b[0]);
   return {
+    overflow: outputs.some((o) => o.overflow),
     names: parts
       .map((p) => p[1])
       .filter((n) => n !== '')

@@ -144,7 +144,7 @@ describe('list_files', () => {
     expect(result.output.files).toEqual([
       'src/deep/inner.tsx',
       'src/helper.ts',
-      'src/link.ts (link)',
+      'src/link.ts',
       'src/main.ts',
     ]);
   });
@@ -153,7 +153,7 @@ describe('list_files', () => {
     expect((await call({ extension: 'md' })).output.files).toEqual(['README.md']);
     expect((await call({ path: 'src', recursive: false, extension: '.ts' })).output.files).toEqual([
       'src/helper.ts',
-      'src/link.ts (link)',
+      'src/link.ts',
       'src/main.ts',
     ]);
     expect((await call({})).output).toMatchObject({ count: 526, truncated: true });

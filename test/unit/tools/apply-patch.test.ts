@@ -192,4 +192,12 @@ describe('apply_patch', () => {
     });
     expect(String(result.output.error)).toContain('already changed: a.txt');
   });
+
+  it('refuses a moved hunk that fits equally well above and below', async () => {
+    await fs.writeFile(path.join(root, 'rep.txt'), 'x\nend\nmid\nmid\nx\nend\n');
+    const result = await run(
+      ['--- a/rep.txt', '+++ b/rep.txt', '@@ -3,2 +3,2 @@', ' x', '-end', '+END', ''].join('\n'),
+    );
+    expect(result.output).toMatchObject({ error_kind: 'ambiguous', lines: [1, 5] });
+  });
 });
