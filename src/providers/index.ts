@@ -1,7 +1,7 @@
 export { createProvider, parseProviderConfig } from './create-provider.js';
 export { type DetectedProvider, detectProvider, type Probe } from './detect-provider.js';
 export type { Price } from './model-table.js';
-export { addCosts, costOf } from './pricing.js';
+export { addCosts, costOf, costOfMessages } from './pricing.js';
 export type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType, ToolSpec } from './provider.js';
 export type { ModelOptions, ProviderConfig, ProviderConfigInput } from './provider-config.js';
 export { ProviderError, type ProviderErrorKind } from './provider-error.js';

@@ -43,10 +43,12 @@ export class OpenAIChatProvider implements Provider {
   /** Models whose server rejected native tools: they get the text fallback from now on. */
   private readonly toolsRejected = new Set<string>();
   readonly catalog: ModelCatalog;
+  private streamUsage: boolean;
 
   constructor(private readonly opts: OpenAIChatOptions) {
     this.id = opts.id;
     this.type = opts.type;
+    this.streamUsage = opts.flavor.streamUsage;
     this.catalog = new ModelCatalog(opts.type, opts.config, {
       list: async (signal) => {
         const client = await this.getClient();
@@ -100,25 +102,32 @@ export class OpenAIChatProvider implements Provider {
   }
 
   async *stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    const wantsText = modelOptions(this.opts.config, req.model).text_tools === true;
-    const textTools = req.tools.length > 0 && (wantsText || this.toolsRejected.has(req.model));
-    try {
-      yield* this.withRetries(req, signal, textTools);
-    } catch (err) {
-      if (
-        !(err instanceof ProviderError) ||
-        err.kind !== 'tools_unsupported' ||
-        textTools ||
-        !req.tools.length
-      ) {
-        throw err;
+    // At most two adaptations (tools, stream_options), each remembered for later requests.
+    for (let round = 0; ; round++) {
+      const wantsText = modelOptions(this.opts.config, req.model).text_tools === true;
+      const textTools = req.tools.length > 0 && (wantsText || this.toolsRejected.has(req.model));
+      try {
+        yield* this.withRetries(req, signal, textTools);
+        return;
+      } catch (err) {
+        if (round >= 2 || !(err instanceof ProviderError)) throw err;
+        if (err.kind === 'tools_unsupported' && !textTools && req.tools.length) {
+          this.toolsRejected.add(req.model);
+          yield {
+            type: 'notice',
+            message: `${req.model} does not accept native tool calls; describing the tools in the prompt instead.`,
+          };
+        } else if (
+          err.kind === 'bad_request' &&
+          this.streamUsage &&
+          /stream_options|include_usage/.test(err.message)
+        ) {
+          // Older llama.cpp and LM Studio builds reject the field; usage then comes inline or not at all.
+          this.streamUsage = false;
+        } else {
+          throw err;
+        }
       }
-      this.toolsRejected.add(req.model);
-      yield {
-        type: 'notice',
-        message: `${req.model} does not accept native tool calls; describing the tools in the prompt instead.`,
-      };
-      yield* this.withRetries(req, signal, true);
     }
   }
 
@@ -174,7 +183,7 @@ export class OpenAIChatProvider implements Provider {
       textTools,
       shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),
       maxTokensField: this.opts.flavor.maxTokensField,
-      streamUsage: this.opts.flavor.streamUsage,
+      streamUsage: this.streamUsage,
     });
     const acc = new ChatAccumulator(this.id);
     const filter = textTools ? holdBackMarkup() : undefined;

@@ -2,7 +2,7 @@
  * Cost of a usage record. Unknown prices give `undefined` so the UI can show "unknown" rather
  * than a misleading $0.00.
  */
-import type { Usage } from '../history/types.js';
+import type { Message, Usage } from '../history/types.js';
 import type { Price } from './model-table.js';
 import type { ModelOptions } from './provider-config.js';
 
@@ -52,4 +52,20 @@ export function addCosts(costs: Array<number | undefined>): number | undefined {
     total += c;
   }
   return total;
+}
+
+/**
+ * Cost of every assistant message in a list (a turn or a whole session), each priced by the
+ * provider and model that produced it. Unknown as soon as one message's price is unknown.
+ */
+export async function costOfMessages(
+  messages: readonly Message[],
+  priceOf: (providerId: string, model: string) => Promise<Price | undefined>,
+): Promise<number | undefined> {
+  const costs: Array<number | undefined> = [];
+  for (const m of messages) {
+    if (m.role !== 'assistant' || !m.usage) continue;
+    costs.push(costOf(m.usage, await priceOf(m.provider, m.model)));
+  }
+  return addCosts(costs);
 }

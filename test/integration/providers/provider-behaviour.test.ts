@@ -113,3 +113,20 @@ describe('provider behaviour across requests', () => {
     }
   });
 });
+
+describe('servers that reject stream_options', () => {
+  it('drop the field once and keep going', async () => {
+    await using server = await startLlmServer([
+      { status: 400, body: { error: { message: 'Unrecognized request argument supplied: stream_options' } } },
+      { text: 'fine', usageChunk: 'inline' },
+      { text: 'again' },
+    ]);
+    const provider = createProvider('old', { type: 'llamacpp', base_url: server.url });
+    const out = await runStream(provider, request());
+    expect(out.message?.text).toBe('fine');
+    expect(out.message?.usage?.output).toBe(5);
+    await runStream(provider, request());
+    const bodies = server.modelRequests().map((r) => r.body as Json);
+    expect(bodies.map((b) => 'stream_options' in b)).toEqual([true, false, false]);
+  });
+});
