@@ -10,7 +10,7 @@ export function capOutput(
 ): { value: Record<string, unknown>; json: string; truncated: boolean } {
   let json = JSON.stringify(value);
   if (Buffer.byteLength(json) <= maxBytes) return { value, json, truncated: false };
-  let current = structuredClone(value);
+  const current = structuredClone(value);
   for (let round = 0; round < 64; round++) {
     const size = Buffer.byteLength(json);
     if (size <= maxBytes) break;
@@ -27,7 +27,6 @@ export function capOutput(
       const arr = target.value as unknown[];
       target.set(arr.slice(0, Math.floor(arr.length / 2)));
     }
-    current = current as Record<string, unknown>;
     json = JSON.stringify(current);
   }
   (current as Record<string, unknown>).output_truncated = true;

@@ -67,9 +67,9 @@ const MUTATING = new Set([
   'reflog',
 ]);
 
-/** Options that make a read-only command write files or run programs. */
+/** Options that make a read-only command write files, read files outside the repository or run programs. */
 const DANGEROUS_OPTION =
-  /^(--output(=|$)|-O|--open-files-in-pager|--ext-diff|--no-index|--exec|--upload-pack|--receive-pack|--config-env|-c$)/;
+  /^(--output(=|$)|-O|--open-files-in-pager|--ext-diff|--no-index|--contents(=|$)|--exec|--upload-pack|--receive-pack|--config-env|-c$)/;
 
 const BRANCH_LIST_FLAGS = new Set([
   '-a',

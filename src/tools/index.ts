@@ -24,4 +24,4 @@ export {
   type ToolConfig,
   type ToolContext,
 } from './tool-context.js';
-export type { ToolErrorKind, ToolFailure } from './tool-error.js';
+export { fail, isFailure, ToolError, type ToolErrorKind, type ToolFailure } from './tool-error.js';
