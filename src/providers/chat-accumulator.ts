@@ -3,11 +3,13 @@
  * are rather than as documented: tool-call deltas without `index` or `type`, parallel calls that
  * all say `index: 0` with different ids, ids and names repeated on every delta, a whole call in
  * one chunk, `finish_reason: "stop"` after a tool call, `delta.content` as typed parts, reasoning
- * in `reasoning_content` / `reasoning` / `reasoning_details`, empty `choices`, usage anywhere.
+ * in `reasoning_content` / `reasoning` / `reasoning_details` / inline `<think>` tags, empty
+ * `choices`, usage anywhere.
  */
 import type { FinishReason, Usage } from '../history/types.js';
 import type { ProviderEvent } from './provider.js';
 import { ProviderError } from './provider-error.js';
+import { ThinkTagSplitter } from './think-tag-splitter.js';
 
 export interface AccumulatedCall {
   /** Position in the message; what progress events report. */
@@ -69,6 +71,7 @@ export class ChatAccumulator {
   readonly calls: AccumulatedCall[] = [];
   rawFinishReason: string | undefined;
   private usage: Usage | undefined;
+  private readonly thinkTags = new ThinkTagSplitter();
 
   constructor(private readonly providerId: string) {}
 
@@ -83,6 +86,8 @@ export class ChatAccumulator {
       const delta = (choice.delta ?? choice.message ?? {}) as Json;
       this.readReasoning(delta, events);
       this.readContent(delta.content, events);
+      // A refusal is what the user gets to read instead of an answer.
+      if (typeof delta.refusal === 'string' && delta.refusal) this.addText(delta.refusal, events);
       if (Array.isArray(delta.tool_calls)) {
         for (const tc of delta.tool_calls as Json[]) this.readToolCall(tc, events);
       }
@@ -129,10 +134,7 @@ export class ChatAccumulator {
 
   private readContent(content: unknown, events: ProviderEvent[]): void {
     if (typeof content === 'string') {
-      if (content) {
-        this.text += content;
-        events.push({ type: 'text', text: content });
-      }
+      if (content) this.addText(content, events);
       return;
     }
     if (!Array.isArray(content)) return;
@@ -150,11 +152,16 @@ export class ChatAccumulator {
         }
       } else {
         const t = str(part.text) ?? '';
-        if (t) {
-          this.text += t;
-          events.push({ type: 'text', text: t });
-        }
+        if (t) this.addText(t, events);
       }
+    }
+  }
+
+  private addText(text: string, events: ProviderEvent[]): void {
+    for (const piece of this.thinkTags.push(text)) {
+      if (piece.kind === 'text') this.text += piece.text;
+      else this.reasoning += piece.text;
+      events.push({ type: piece.kind, text: piece.text });
     }
   }
 
@@ -229,6 +236,10 @@ export class ChatAccumulator {
         'incomplete',
         `The reply from ${this.providerId} ended before it was complete (no finish reason); nothing was applied.`,
       );
+    }
+    for (const piece of this.thinkTags.flush()) {
+      if (piece.kind === 'text') this.text += piece.text;
+      else this.reasoning += piece.text;
     }
     const calls = this.calls.filter((c) => c.name || c.args);
     let finishReason = mapFinishReason(this.rawFinishReason ?? 'stop');

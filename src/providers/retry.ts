@@ -67,7 +67,8 @@ export async function* retryStream(
         attempt: n + 1,
         maxAttempts: opts.maxRetries,
         delayMs,
-        reason: error.message,
+        // A phrase, not a sentence: the UI appends "; retrying in N s".
+        reason: error.message.replace(/\.$/, ''),
       };
       await sleep(delayMs, opts.signal);
     }
