@@ -72,7 +72,9 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
       const started = performance.now();
       let output: ToolOutput | ToolFailure;
       const parsed = parseArgs(rawArgs, spec);
-      if (!parsed.ok) {
+      if (ctx.signal.aborted) {
+        output = fail('cancelled', 'The user stopped the run before this tool started.');
+      } else if (!parsed.ok) {
         output = parsed.failure;
       } else {
         try {

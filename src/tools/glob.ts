@@ -60,26 +60,38 @@ export async function listProjectFiles(
   includeIgnored: boolean,
 ): Promise<string[]> {
   const rg = await findRipgrep(ctx.config);
-  if (!rg) {
-    const entries = await walkFiles({
-      root,
-      start: start === '.' ? '' : start,
-      includeIgnored,
-      signal: ctx.signal,
-    });
-    return entries.map((e) => e.rel);
+  if (rg) {
+    const found = await listWithRipgrep(ctx, rg, root, start, includeIgnored);
+    if (found) return found;
   }
+  const entries = await walkFiles({
+    root,
+    start: start === '.' ? '' : start,
+    includeIgnored,
+    signal: ctx.signal,
+  });
+  return entries.map((e) => e.rel);
+}
+
+async function listWithRipgrep(
+  ctx: ToolCallContext,
+  rg: string,
+  root: string,
+  start: string,
+  includeIgnored: boolean,
+): Promise<string[] | undefined> {
   const files: string[] = [];
   const lines = lineSplitter((line) => {
     if (line) files.push(line.startsWith('./') ? line.slice(2) : line);
   });
-  const run = await runRipgrep(
-    rg,
-    ['--files', ...ripgrepFilterArgs(includeIgnored), '--', start],
-    root,
-    ctx.signal,
-    (c) => lines.push(c),
-  );
+  const args = ['--files', ...ripgrepFilterArgs(includeIgnored), '--', start];
+  let run: Awaited<ReturnType<typeof runRipgrep>>;
+  try {
+    run = await runRipgrep(rg, args, root, ctx.signal, (c) => lines.push(c));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
   lines.end();
   if (run.code !== 0 && run.code !== 1) throw new Error(`ripgrep failed: ${run.stderr.trim()}`);
   return files;

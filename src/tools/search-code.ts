@@ -5,7 +5,7 @@ import { globToRegExp } from '../util/glob-to-regexp.js';
 import { confinePath, realRoot, toProjectRelative } from './confine-path.js';
 import { defineTool } from './define-tool.js';
 import { findRipgrep, lineSplitter, ripgrepFilterArgs, runRipgrep } from './ripgrep.js';
-import { fail } from './tool-error.js';
+import { fail, type ToolFailure } from './tool-error.js';
 import { walkFiles } from './walk-files.js';
 
 export const MAX_MATCHES = 500;
@@ -55,9 +55,10 @@ export const searchCodeTool = defineTool({
     const top = new TopMatches(MAX_MATCHES);
     const options = { ...args, case: args.case ?? 'sensitive', literal: args.literal ?? false };
     const rg = await findRipgrep(ctx.config);
-    const failure = rg
-      ? await searchWithRipgrep(rg, root, start, options, top, ctx.signal)
-      : await searchNatively(root, start, target.stats?.isFile() ?? false, options, top, ctx.signal);
+    let failure = rg ? await searchWithRipgrep(rg, root, start, options, top, ctx.signal) : 'missing';
+    if (failure === 'missing') {
+      failure = await searchNatively(root, start, target.stats?.isFile() ?? false, options, top, ctx.signal);
+    }
     if (failure) return failure;
     const matches = top.sorted();
     const result: Record<string, unknown> = { matches, count: top.total };
@@ -84,7 +85,7 @@ async function searchWithRipgrep(
   options: SearchOptions,
   top: TopMatches,
   signal: AbortSignal,
-) {
+): Promise<ToolFailure | 'missing' | undefined> {
   const args = [
     ...ripgrepFilterArgs(options.include_ignored ?? false),
     '--no-heading',
@@ -112,7 +113,14 @@ async function searchWithRipgrep(
     if (file.startsWith('./')) file = file.slice(2);
     top.add({ path: file, line: Number(line.slice(nul + 1, colon)), text: line.slice(colon + 1) });
   });
-  const run = await runRipgrep(rg, args, root, signal, (chunk) => lines.push(chunk));
+  let run: Awaited<ReturnType<typeof runRipgrep>>;
+  try {
+    run = await runRipgrep(rg, args, root, signal, (chunk) => lines.push(chunk));
+  } catch (err) {
+    // A configured or cached rg that is gone: the native search still answers.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw err;
+  }
   lines.end();
   if (run.code === 2 && top.total === 0) {
     return fail(
@@ -132,12 +140,15 @@ async function searchNatively(
   signal: AbortSignal,
 ) {
   let regex: RegExp;
+  let anyLine: RegExp;
   const ignoreCase =
     options.case === 'insensitive' ||
     (options.case === 'smart' && options.pattern === options.pattern.toLowerCase());
   try {
     const source = options.literal ? options.pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : options.pattern;
     regex = new RegExp(source, ignoreCase ? 'i' : '');
+    // The whole-file pre-check needs multiline mode, or `^foo` would only look at line 1.
+    anyLine = new RegExp(source, ignoreCase ? 'im' : 'm');
   } catch (err) {
     return fail('invalid_pattern', `The search failed: ${(err as Error).message}`);
   }
@@ -158,7 +169,7 @@ async function searchNatively(
     while (next < todo.length) {
       if (signal.aborted) throw signal.reason;
       const rel = todo[next++] as string;
-      scanFile(rel, await readSearchable(path.join(root, rel)), regex, top);
+      scanFile(rel, await readSearchable(path.join(root, rel)), regex, anyLine, top);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -177,8 +188,14 @@ async function readSearchable(abs: string): Promise<string | undefined> {
   }
 }
 
-function scanFile(rel: string, text: string | undefined, regex: RegExp, top: TopMatches): void {
-  if (text === undefined || !regex.test(text)) return;
+function scanFile(
+  rel: string,
+  text: string | undefined,
+  regex: RegExp,
+  anyLine: RegExp,
+  top: TopMatches,
+): void {
+  if (text === undefined || !anyLine.test(text)) return;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] as string).replace(/\r$/, '');

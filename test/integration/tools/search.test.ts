@@ -99,6 +99,14 @@ describe.each(engines)('with the %s engine', (_name, rgPath) => {
     expect(oneFile.output.count).toBe(1);
   });
 
+  it('search_code anchors ^ and $ to each line', async () => {
+    const result = await call(searchCodeTool, { pattern: '^export function \\w+\\(\\) \\{$', path: 'src' });
+    expect((result.output.matches as Array<{ path: string }>).map((m) => m.path)).toEqual([
+      'src/helper.ts',
+      'src/main.ts',
+    ]);
+  });
+
   it('search_code caps at 500 with truncation metadata', async () => {
     const result = await call(searchCodeTool, { pattern: 'needle' });
     expect(result.output).toMatchObject({ count: 520, truncated: true });
@@ -130,6 +138,19 @@ describe.each(engines)('with the %s engine', (_name, rgPath) => {
     ]);
     const many = await call(globTool, { pattern: 'many/*.txt' });
     expect(many.output).toMatchObject({ count: 520, truncated: true });
+  });
+});
+
+describe('a configured rg that does not exist', () => {
+  it('falls back to the native engine', async () => {
+    const ctx = makeContext(root, { config: { rg_path: '/nonexistent/rg' } });
+    const search = await searchCodeTool.run(
+      { pattern: 'TODO', path: 'src' },
+      { ...ctx, mode: 'ask', tool: 'search_code' },
+    );
+    expect(search.output.count).toBe(1);
+    const glob = await globTool.run({ pattern: '*.tsx' }, { ...ctx, mode: 'ask', tool: 'glob' });
+    expect(glob.output.files).toEqual(['src/deep/inner.tsx']);
   });
 });
 

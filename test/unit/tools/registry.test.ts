@@ -68,6 +68,13 @@ describe('tool registry', () => {
     );
   });
 
+  it('does not start a tool once the run is cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await registry.call('todo', { items: [] }, { ...ctx, signal: controller.signal }, 'ask');
+    expect(result.output.error_kind).toBe('cancelled');
+  });
+
   it('accepts arguments as a JSON string', async () => {
     const result = await registry.call('todo', '{"items":[{"content":"x","status":"pending"}]}', ctx, 'ask');
     expect(result.ok).toBe(true);
