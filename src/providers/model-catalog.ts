@@ -1,8 +1,9 @@
 /**
  * What a provider knows about its models: the list ("browse": the server's models merged with
  * the user's own list), context windows (user override → built-in table → the server) and
- * prices (user override → the server's list → built-in table). Server answers are cached for
- * the life of the provider; a failed list is not cached so a server started later is found.
+ * prices (user override → the server's list → built-in table). The server's list is cached for
+ * lookups and refreshed by `list()`; a failed answer is not cached so a server started later is
+ * found.
  */
 import type { Usage } from '../history/types.js';
 import { contextFromModelEntry } from './context-discovery.js';
@@ -45,7 +46,9 @@ export class ModelCatalog {
     return this.entries;
   }
 
+  /** Always asks the server again: the picker should show models loaded since the last look. */
   async list(signal?: AbortSignal): Promise<ModelInfo[]> {
+    this.entries = undefined;
     const mine = configuredModels(this.config);
     let server: Json[] = [];
     try {

@@ -130,3 +130,22 @@ describe('servers that reject stream_options', () => {
     expect(bodies.map((b) => 'stream_options' in b)).toEqual([true, false, false]);
   });
 });
+
+describe('missing keys', () => {
+  it('name the variable to set, for hosted APIs only', async () => {
+    const openai = createProvider('openai', { type: 'openai' }, {});
+    const out = await runStream(openai, request());
+    expect(out.error?.kind).toBe('config');
+    expect(out.error?.message).toBe(
+      "No API key for openai: set OPENAI_API_KEY or the provider's api_key / api_key_cmd.",
+    );
+    const claude = createProvider('claude', { type: 'anthropic' }, {});
+    expect((await runStream(claude, request())).error?.message).toMatch(/set ANTHROPIC_API_KEY/);
+    const fromEnv = createProvider(
+      'or',
+      { type: 'openrouter', base_url: 'http://127.0.0.1:9/v1', max_retries: 0 },
+      { OPENROUTER_API_KEY: 'sk-or-v1-abcdefghijklmnop' },
+    );
+    expect((await runStream(fromEnv, request())).error?.kind).toBe('network');
+  });
+});
