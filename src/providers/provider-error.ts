@@ -11,6 +11,7 @@ export type ProviderErrorKind =
   | 'overloaded'
   | 'server'
   | 'network'
+  | 'unreachable'
   | 'timeout'
   | 'cancelled'
   | 'bad_request'
@@ -111,6 +112,16 @@ export function toProviderError(err: unknown, providerId: string, signal?: Abort
     return new ProviderError('timeout', `The request to ${providerId} timed out.`, { cause: err });
   }
   const status = typeof e.status === 'number' ? e.status : undefined;
+  const code = causeCode(err);
+  if (status === undefined && (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN')) {
+    // Nothing listens there (a local server not started, a mistyped host): retrying only delays
+    // the message the user needs.
+    const why =
+      code === 'ECONNREFUSED'
+        ? 'connection refused; is the server running'
+        : 'host not found; check base_url';
+    return new ProviderError('unreachable', `Could not connect to ${providerId} (${why}?).`, { cause: err });
+  }
   if (status === undefined) {
     const detail = serverMessage(e) || String(err);
     if (name === 'APIError' || /overloaded/i.test(errorType(e))) {
@@ -161,4 +172,15 @@ export function toProviderError(err: unknown, providerId: string, signal?: Abort
     sentence(`${providerId} rejected the request (${status}): ${detail}`),
     opts,
   );
+}
+
+/** The first system error code (`ECONNREFUSED`, ...) in an error's cause chain. */
+function causeCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

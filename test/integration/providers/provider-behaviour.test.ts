@@ -141,11 +141,17 @@ describe('missing keys', () => {
     );
     const claude = createProvider('claude', { type: 'anthropic' }, {});
     expect((await runStream(claude, request())).error?.message).toMatch(/set ANTHROPIC_API_KEY/);
+    const closed = await startLlmServer([]);
+    await closed.close();
     const fromEnv = createProvider(
       'or',
-      { type: 'openrouter', base_url: 'http://127.0.0.1:9/v1', max_retries: 0 },
+      { type: 'openrouter', base_url: closed.url },
       { OPENROUTER_API_KEY: 'sk-or-v1-abcdefghijklmnop' },
     );
-    expect((await runStream(fromEnv, request())).error?.kind).toBe('network');
+    const refused = await runStream(fromEnv, request());
+    expect(refused.error?.kind).toBe('unreachable');
+    expect(refused.error?.message).toBe(
+      'Could not connect to or (connection refused; is the server running?).',
+    );
   });
 });
