@@ -123,15 +123,19 @@ function runOn(worker: Worker, job: WalkJob, counter: SharedArrayBuffer): Promis
       if (msg.id !== id) return;
       worker.off('message', onMessage);
       worker.off('error', onError);
+      worker.unref();
       if (msg.error) reject(new Error(msg.error));
       else resolve(msg);
     };
     const onError = (err: Error) => {
       worker.off('message', onMessage);
+      worker.unref();
       reject(err);
     };
     worker.on('message', onMessage);
     worker.on('error', onError);
+    // Referenced only while it works: a pending walk must keep the process alive, an idle pool not.
+    worker.ref();
     worker.postMessage({ id, job, counter });
   });
 }

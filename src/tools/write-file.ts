@@ -29,6 +29,13 @@ export const writeFileTool = defineTool({
     if (target.stats?.isDirectory()) {
       return fail('is_directory', `${target.rel} is a directory.`, { path: target.rel });
     }
+    if (target.exists && (await ctx.editor.bufferText(target.abs)) !== undefined) {
+      return fail(
+        'unsaved_buffer',
+        `${target.rel} has unsaved changes in the editor. Ask the user to save or discard them, then read it again.`,
+        { path: target.rel },
+      );
+    }
     let before = '';
     if (target.exists) {
       const checked = checkText(await fs.readFile(target.real));

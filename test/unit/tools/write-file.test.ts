@@ -33,6 +33,13 @@ describe('write_file', () => {
     expect(await fs.readdir(root)).toEqual(['run.sh']);
   });
 
+  it('refuses to overwrite a file with unsaved changes in the editor', async () => {
+    const ctx = makeContext(root);
+    ctx.editor.buffers.set(path.join(root, 'run.sh'), 'unsaved');
+    expect((await run({ path: 'run.sh', content: 'x' }, ctx)).output.error_kind).toBe('unsaved_buffer');
+    expect(await fs.readFile(path.join(root, 'run.sh'), 'utf8')).toBe('#!/bin/sh\n');
+  });
+
   it('will not write through a symlinked parent folder that leaves the project', async () => {
     await fs.symlink(outside, path.join(root, 'out'));
     const result = await run({ path: 'out/x.txt', content: 'x' });
