@@ -12,6 +12,20 @@ M.groups = {
   AgentInputPrompt = 'Question',
   AgentStatus = 'StatusLine',
   AgentBorder = 'FloatBorder',
+  AgentToolRunning = 'Comment',
+  AgentToolDone = 'DiagnosticOk',
+  AgentPromptNormal = 'NormalFloat',
+  AgentPromptBorder = 'FloatBorder',
+  AgentPromptTitle = 'FloatTitle',
+  AgentPromptHint = 'Comment',
+  AgentPromptKey = 'Special',
+  AgentPromptPattern = 'String',
+  AgentPromptPath = 'Directory',
+  AgentPromptSelected = 'PmenuSel',
+  AgentPromptDiffAdd = 'DiffAdd',
+  AgentPromptDiffDelete = 'DiffDelete',
+  AgentPromptDiffHunk = 'Statement',
+  AgentPromptDiffHeader = 'Type',
 }
 
 function M.apply()

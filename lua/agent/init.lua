@@ -115,6 +115,53 @@ function M.set_mode(mode)
     return
   end
   H.state.mode = mode
+  if require('agent.rpc').is_running() then require('agent.rpc').notify('set_mode', { mode = mode }) end
+end
+
+--- Answers an open permission prompt (the floating prompt calls this too).
+---@param id string the `id` from `AgentPermissionAsked`
+---@param decision 'once'|'always'|'deny'|{ deny: string }
+function M.reply_permission(id, decision)
+  local valid = decision == 'once' or decision == 'always' or decision == 'deny'
+    or (type(decision) == 'table' and type(decision.deny) == 'string')
+  if not valid then
+    vim.notify('agent: decision must be once|always|deny or { deny = reason }', vim.log.levels.ERROR)
+    return
+  end
+  require('agent.ui.prompt').cancel(id)
+  require('agent.rpc').notify('permission_reply', { id = id, decision = decision })
+end
+
+--- Answers an open ask_user question: one of its options or free text.
+---@param id string the `id` from `AgentAskUser`
+---@param reply string
+function M.answer(id, reply)
+  vim.validate({ id = { id, 'string' }, reply = { reply, 'string' } })
+  require('agent.ui.prompt').cancel(id)
+  require('agent.rpc').notify('answer', { id = id, reply = reply })
+end
+
+--- Implements the latest plan: switches to Agent, seeds the todos from its `## Tasks`, starts.
+function M.build()
+  if not H.supported() then return end
+  H.wire()
+  require('agent.ui.plan').hide()
+  if H.state.running then
+    vim.notify('agent: a run is in progress; stop it or wait before building the plan', vim.log.levels.WARN)
+    return
+  end
+  H.state.next_id = H.state.next_id + 1
+  local id = tostring(H.state.next_id)
+  H.state.running = id
+  H.state.mode = 'agent'
+  require('agent.ui.chat').append_user('Build the plan.')
+  require('agent.rpc').notify('build', { id = id })
+end
+
+--- Closes the plan preview and leaves the plan unimplemented.
+function M.close_plan()
+  require('agent.ui.plan').hide()
+  if require('agent.rpc').is_running() then require('agent.rpc').notify('close_plan') end
 end
 
 ---@param model string "<provider id>/<model id>"
@@ -159,25 +206,52 @@ function H.wire()
     events.fire('AgentRunStarted', { id = p.id, model = p.model, mode = M.status().mode })
   end)
   rpc.on('stream', function(p) chat.stream(p.id, p.text, p.reasoning) end)
-  rpc.on('run_done', function(p) H.finish(p.id, p.outcome, p.error, p.changed_files) end)
+  rpc.on('run_done', function(p) H.finish(p.id, p.outcome, p.error, p) end)
   rpc.on('notice', function(p) chat.notice(p.text, p.level) end)
+  rpc.on('tool', function(p)
+    chat.tool(p)
+    local data = { id = p.id, call_id = p.call_id, tool = p.name, summary = p.summary, status = p.status }
+    events.fire(p.status == 'running' and 'AgentToolStarted' or 'AgentToolDone', data)
+  end)
+  rpc.on('permission', function(p)
+    events.fire('AgentPermissionAsked', { id = p.id, tool = p.tool, summary = p.summary, pattern = p.pattern })
+    require('agent.ui.prompt').permission(p, function(decision) M.reply_permission(p.id, decision) end)
+  end)
+  rpc.on('ask_user', function(p)
+    events.fire('AgentAskUser', { id = p.id, question = p.question, options = p.options })
+    require('agent.ui.prompt').ask(p, function(reply) M.answer(p.id, reply) end)
+  end)
+  rpc.on('prompt_cancel', function(p) require('agent.ui.prompt').cancel(p.id) end)
+  rpc.on('file_changed', function(p) require('agent.reload').file_changed(p.path) end)
+  rpc.on('mode_changed', function(p) H.state.mode = p.mode end)
+  rpc.on('plan_ready', function(p)
+    local path = vim.fs.joinpath(vim.fn.getcwd(), p.path)
+    events.fire('AgentPlanReady', { path = path })
+    -- Scheduled so the run's completion entry is drawn before the preview takes focus.
+    vim.schedule(function()
+      require('agent.ui.plan').show(path, { on_build = M.build, on_close = M.close_plan })
+    end)
+  end)
   rpc.on('exit', function()
     if H.state.running then
       -- Scheduled: on_exit runs in a fast event where buffers cannot be edited.
       local id = H.state.running
-      vim.schedule(function() H.finish(id, 'failed', 'the host exited during the run') end)
+      vim.schedule(function() H.finish(id, 'failed', 'the host exited during the run', nil) end)
     end
   end)
 end
 
-function H.finish(id, outcome, err, changed_files)
+function H.finish(id, outcome, err, completion)
   if H.state.running ~= id then return end
   H.state.running = nil
-  require('agent.ui.chat').end_run(id, outcome, err)
+  local chat = require('agent.ui.chat')
+  chat.end_run(id, outcome, err)
+  if completion and completion.steps then chat.completion(completion) end
   require('agent.events').fire('AgentRunDone', {
     session = id,
     outcome = outcome,
-    changed_files = changed_files or {},
+    changed_files = completion and completion.changed_files or {},
+    checks = completion and completion.checks or {},
     error = err,
   })
   local next_prompt = table.remove(H.state.queue, 1)

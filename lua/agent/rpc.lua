@@ -4,7 +4,7 @@ local M = {}
 local H = {}
 
 --- Must equal PROTOCOL_VERSION in src/rpc/protocol.ts: a host from another build is refused.
-M.PROTOCOL = 1
+M.PROTOCOL = 2
 
 H.root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
 
@@ -217,10 +217,25 @@ function H.on_ready(info)
   end)
 end
 
+--- `.agent/config.json` of the project, only when the user trusts it (vim.secure.read asks once).
+function H.project_config()
+  local path = vim.fn.getcwd() .. '/.agent/config.json'
+  if vim.fn.filereadable(path) == 0 then return nil end
+  local ok, content = pcall(vim.secure.read, path)
+  if not ok or not content then return nil end
+  local decoded_ok, decoded = pcall(vim.json.decode, content)
+  if not decoded_ok or type(decoded) ~= 'table' then
+    vim.schedule(function() vim.notify('agent: .agent/config.json is not valid JSON; ignored', vim.log.levels.WARN) end)
+    return nil
+  end
+  return decoded
+end
+
 --- The part of the user's config the host needs (providers, model, mode, permissions ...).
 function H.host_config()
   local cfg = require('agent.config').current
   return {
+    project = H.project_config(),
     providers = next(cfg.providers) and cfg.providers or vim.empty_dict(),
     model = cfg.model,
     mode = cfg.mode,

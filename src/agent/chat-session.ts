@@ -1,24 +1,56 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { type HostConfig, hostConfigSchema, splitModelRef } from '../config/schema.js';
-import { appendUser, commitAssistant, createHistory, type History } from '../history/index.js';
+import { appendUser, createHistory, type History, lastAssistant } from '../history/index.js';
 import { createProvider } from '../providers/create-provider.js';
 import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
 import type { Provider } from '../providers/provider.js';
+import { createToolRegistry } from '../tools/all-tools.js';
+import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
+import { runAgentLoop } from './agent-loop.js';
 import { FIRST_RUN_HELP } from './first-run.js';
+import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
+import { readProjectInstructions } from './project-instructions.js';
 import type { RunSink } from './run-sink.js';
+import { buildSystemPrompt } from './system-prompt.js';
+
+/** What the chat needs from the editor; the host passes Neovim's, tests a fake or nothing. */
+export interface EditorPort {
+  bufferText(absPath: string): Promise<string | undefined>;
+  diagnostics(absPath?: string): Promise<unknown[]>;
+  lsp(request: Record<string, unknown>): Promise<unknown>;
+  fileChanged(absPath: string): void | Promise<void>;
+  askPermission(request: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
+  askUser(question: string, options: string[], signal?: AbortSignal): Promise<string>;
+}
+
+/** Decides a permission request from the rules, asking the user through `ask` only when needed. */
+export interface PermissionGate {
+  decide(
+    request: PermissionRequest,
+    ask: () => Promise<PermissionDecision>,
+    signal: AbortSignal,
+  ): Promise<PermissionDecision>;
+}
 
 export interface ChatSessionOptions {
   env: NodeJS.ProcessEnv;
   logger: Logger;
   cwd: string;
+  editor?: EditorPort;
+  permissions?: PermissionGate;
+  onModeChange?: (mode: Mode) => void;
 }
 
 export interface PromptRequest {
   id: string;
   text: string;
-  mode?: 'ask' | 'plan' | 'agent' | undefined;
+  mode?: Mode | undefined;
   model?: string | undefined;
 }
 
@@ -27,17 +59,36 @@ interface ResolvedModel {
   model: string;
 }
 
+/** Without an editor (scripts, tests): nothing is open, nobody can approve, questions go unanswered. */
+const HEADLESS_EDITOR: EditorPort = {
+  bufferText: async () => undefined,
+  diagnostics: async () => [],
+  lsp: async () => undefined,
+  fileChanged: () => undefined,
+  askPermission: async () => ({ deny: 'No one is there to approve it (headless run).' }),
+  askUser: async () => '',
+};
+
+/** Every request asks the user; used until the host wires the rule-based service. */
+const ALWAYS_ASK: PermissionGate = { decide: (_request, ask) => ask() };
+
 /**
- * One conversation with one model: it owns the history, resolves the provider from the user's
- * config (or, with none, from what this machine offers) and streams each reply to the sink.
+ * One conversation: it owns the history, the mode, the todo list and the latest plan, resolves
+ * the provider from the user's config (or, with none, from what this machine offers), and runs
+ * each prompt through the agent loop.
  */
 export class ChatSession {
   private config: HostConfig = hostConfigSchema.parse({});
   private history: History = createHistory();
+  private mode: Mode = 'ask';
+  private modeSetByUser = false;
+  private readonly todos: TodoStore = createTodoStore();
+  private readonly registry: ToolRegistry = createToolRegistry();
   private running: AbortController | undefined;
   private resolved = new Map<string, Provider>();
   private detected: Promise<ResolvedModel | undefined> | undefined;
   private lastModel: string | undefined;
+  private latestPlan: string | undefined;
 
   constructor(private readonly options: ChatSessionOptions) {}
 
@@ -48,26 +99,32 @@ export class ChatSession {
       return;
     }
     this.config = parsed.data;
+    if (!this.modeSetByUser) this.mode = this.config.mode;
     this.resolved.clear();
     this.detected = undefined;
     this.warmUp();
   }
 
-  /**
-   * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
-   * the first fetch (~100 ms), and provider resolution may probe local servers.
-   */
-  private warmUp(): void {
-    warmHttpClient().catch(() => undefined);
-    this.resolveModel(undefined).catch(() => undefined);
+  setMode(mode: Mode): void {
+    this.mode = mode;
+    this.modeSetByUser = true;
   }
 
-  status(): { mode: string; model: string | undefined; running: boolean; messages: number } {
+  status(): {
+    mode: Mode;
+    model: string | undefined;
+    running: boolean;
+    messages: number;
+    todos: number;
+    plan?: string;
+  } {
     return {
-      mode: this.config.mode,
+      mode: this.mode,
       model: this.lastModel ?? this.config.model,
       running: this.running !== undefined,
       messages: this.history.messages.length,
+      todos: this.todos.get().length,
+      ...(this.latestPlan ? { plan: this.latestPlan } : {}),
     };
   }
 
@@ -85,31 +142,41 @@ export class ChatSession {
         sink.done(request.id, 'failed', 'No model provider is configured.');
         return;
       }
+      if (request.mode && request.mode !== this.mode) this.setMode(request.mode);
+      const mode = this.mode;
       this.lastModel = `${target.provider.id}/${target.model}`;
       sink.started(request.id, this.lastModel);
+      const root = this.root();
+      const system = buildSystemPrompt({
+        mode,
+        root,
+        date: new Date().toISOString().slice(0, 10),
+        tools: this.registry.list(mode),
+        instructions: await readProjectInstructions(root, this.options.cwd),
+      });
+      const firstNew = this.history.messages.length;
       appendUser(this.history, request.text);
-      const events = target.provider.stream(
-        {
-          model: target.model,
-          system: this.systemPrompt(request.mode ?? this.config.mode),
-          messages: this.history.messages,
-          tools: [],
+      const completion = await runAgentLoop({
+        id: request.id,
+        history: this.history,
+        provider: target.provider,
+        model: target.model,
+        mode,
+        system,
+        registry: this.registry,
+        context: {
+          root,
+          editor: this.toolEditor(controller.signal),
+          signal: controller.signal,
+          config: this.toolConfig(),
+          todos: this.todos,
         },
-        controller.signal,
-      );
-      for await (const event of events) {
-        if (event.type === 'text') sink.text(request.id, event.text);
-        else if (event.type === 'reasoning') sink.reasoning(request.id, event.text);
-        else if (event.type === 'retry') {
-          const seconds = Math.max(1, Math.round(event.delayMs / 1000));
-          sink.notice(
-            `${event.reason}; retrying in ${seconds} s (attempt ${event.attempt} of ${event.maxAttempts}).`,
-            'warn',
-          );
-        } else if (event.type === 'notice') sink.notice(event.message, 'info');
-        else if (event.type === 'done') commitAssistant(this.history, event.message);
-      }
-      sink.done(request.id, controller.signal.aborted ? 'cancelled' : 'done');
+        sink,
+        buildCommand: this.projectString('build_command'),
+      });
+      if (completion.error) completion.error = redact(completion.error);
+      if (mode === 'plan' && completion.outcome === 'done') await this.notePlan(request.id, firstNew, sink);
+      sink.done(request.id, completion.outcome, completion.error, completion);
     } catch (err) {
       if (controller.signal.aborted) {
         sink.done(request.id, 'cancelled');
@@ -123,6 +190,36 @@ export class ChatSession {
     }
   }
 
+  /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
+  async build(id: string, sink: RunSink): Promise<void> {
+    if (!this.latestPlan) {
+      sink.done(id, 'failed', 'There is no plan to build yet: ask for one in Plan mode.');
+      return;
+    }
+    const text = await fs.readFile(path.join(this.root(), this.latestPlan), 'utf8').catch(() => undefined);
+    if (text === undefined) {
+      sink.done(id, 'failed', `The plan ${this.latestPlan} could not be read; was it moved?`);
+      return;
+    }
+    this.todos.set(tasksFromPlan(text));
+    this.setMode('agent');
+    this.options.onModeChange?.('agent');
+    const plan = this.latestPlan;
+    this.latestPlan = undefined;
+    await this.prompt(
+      {
+        id,
+        mode: 'agent',
+        text: `Implement the plan in ${plan}. Work through its tasks in order, keep the todo list current, and check your work.\n\n${text}`,
+      },
+      sink,
+    );
+  }
+
+  closePlan(): void {
+    this.latestPlan = undefined;
+  }
+
   stop(): void {
     this.running?.abort();
   }
@@ -130,15 +227,75 @@ export class ChatSession {
   clear(): void {
     this.stop();
     this.history = createHistory();
+    this.todos.set([]);
+    this.latestPlan = undefined;
   }
 
-  private systemPrompt(mode: string): string {
-    const date = new Date().toISOString().slice(0, 10);
-    return [
-      'You are agent.nvim, a coding assistant running inside the Neovim editor.',
-      `Mode: ${mode}. Project root: ${this.config.cwd ?? this.options.cwd}. Date: ${date}.`,
-      'Answer in Markdown. Be concise and precise.',
-    ].join('\n');
+  private root(): string {
+    return this.config.cwd ?? this.options.cwd;
+  }
+
+  private projectString(key: string): string | undefined {
+    const value = (this.config.project as Record<string, unknown> | undefined)?.[key];
+    return typeof value === 'string' && value.trim() ? value : undefined;
+  }
+
+  private toolConfig() {
+    const build = this.projectString('build_command');
+    const test = this.projectString('test_command');
+    return { ...(build ? { build_command: build } : {}), ...(test ? { test_command: test } : {}) };
+  }
+
+  /** The tools' view of the editor for one run: prompts are tied to the run's abort signal. */
+  private toolEditor(signal: AbortSignal): Editor {
+    const port = this.options.editor ?? HEADLESS_EDITOR;
+    const gate = this.options.permissions ?? ALWAYS_ASK;
+    return {
+      bufferText: (p) => port.bufferText(p),
+      diagnostics: async (p) => (await port.diagnostics(p)) as Awaited<ReturnType<Editor['diagnostics']>>,
+      lsp: async (r) => (await port.lsp({ ...r })) as Awaited<ReturnType<Editor['lsp']>>,
+      fileChanged: (p) => port.fileChanged(p),
+      askPermission: (request) => gate.decide(request, () => port.askPermission(request, signal), signal),
+      askUser: (question, options) => port.askUser(question, options, signal),
+    };
+  }
+
+  /** After a Plan run: the plan it saved, or the one it proposed inline (saved for it). */
+  private async notePlan(id: string, firstNew: number, sink: RunSink): Promise<void> {
+    let plan = savedPlanPath(this.history, firstNew);
+    if (!plan) {
+      const proposed = proposedPlan(lastAssistant(this.history)?.text ?? '');
+      if (proposed) {
+        const result = await this.registry.call(
+          'create_plan_file',
+          proposed,
+          {
+            root: this.root(),
+            editor: { ...this.toolEditor(new AbortController().signal), askPermission: async () => 'once' },
+            signal: new AbortController().signal,
+            config: {},
+            todos: this.todos,
+          },
+          'plan',
+        );
+        const saved = (result.output as { path?: unknown }).path;
+        if (result.ok && typeof saved === 'string') plan = saved;
+        else sink.notice(`The proposed plan could not be saved: ${result.content}`, 'warn');
+      }
+    }
+    if (plan) {
+      this.latestPlan = plan;
+      sink.planReady?.(id, plan);
+    }
+  }
+
+  /**
+   * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
+   * the first fetch (~80 ms), and provider resolution may probe local servers.
+   */
+  private warmUp(): void {
+    warmHttpClient().catch(() => undefined);
+    this.resolveModel(undefined).catch(() => undefined);
   }
 
   private async resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {

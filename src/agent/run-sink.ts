@@ -1,8 +1,51 @@
+import type { ToolCall } from '../history/types.js';
+
+export type RunOutcome = 'done' | 'failed' | 'cancelled' | 'budget';
+
+/** A build or test actually run during a run, with its exit code. */
+export interface CheckRun {
+  command: string;
+  exit_code: number | null;
+  passed: boolean;
+}
+
+/** How a run ended: shown as the completion entry and sent with `AgentRunDone`. */
+export interface Completion {
+  outcome: RunOutcome;
+  changed_files: string[];
+  checks: CheckRun[];
+  error?: string;
+  steps: number;
+}
+
+export interface ToolView {
+  call_id: string;
+  name: string;
+  summary: string;
+  status: 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
+  /** Arguments and result, for the folded details. */
+  detail?: string;
+  duration_ms?: number;
+}
+
 /** Where a run reports what the user should see; the host turns these into UI dispatches. */
 export interface RunSink {
   started(id: string, model: string): void;
   text(id: string, text: string): void;
   reasoning(id: string, text: string): void;
   notice(text: string, level: 'info' | 'warn' | 'error'): void;
-  done(id: string, outcome: 'done' | 'failed' | 'cancelled', error?: string): void;
+  tool?(id: string, view: ToolView): void;
+  planReady?(id: string, path: string): void;
+  /** The run ended; `completion` carries changed files and checks when the loop ran. */
+  done(id: string, outcome: RunOutcome, error?: string, completion?: Completion): void;
+}
+
+/** One line naming a call for the chat: the tool and its main argument. */
+export function summarizeCall(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  const args = call.arguments;
+  const main = ['path', 'command', 'pattern', 'subcommand', 'url', 'question', 'name', 'query', 'action']
+    .map((k) => args[k])
+    .find((v) => typeof v === 'string' && v !== '');
+  const text = typeof main === 'string' ? (main.split('\n')[0] ?? '') : '';
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -1,6 +1,7 @@
 import { ZodError } from 'zod';
 import type { ChatSession } from '../agent/chat-session.js';
 import type { RunSink } from '../agent/run-sink.js';
+import type { NvimEditor } from '../nvim/nvim-editor.js';
 import { StreamBatcher } from '../nvim/stream-batcher.js';
 import type { UiClient } from '../nvim/ui-client.js';
 import {
@@ -32,6 +33,7 @@ export class HostService {
     private readonly chat: ChatSession,
     private readonly logger: Logger,
     private readonly version: string,
+    private readonly editor?: NvimEditor,
   ) {
     this.batcher = new StreamBatcher((id, chunk) => {
       void this.ui.dispatch('stream', {
@@ -99,6 +101,33 @@ export class HostService {
       case 'clear':
         this.chat.clear();
         return;
+      case 'set_mode':
+        this.chat.setMode(notificationSchemas.set_mode.parse(raw).mode);
+        return;
+      case 'permission_reply': {
+        const { id, decision } = notificationSchemas.permission_reply.parse(raw);
+        if (!this.editor?.permissionReplies.settle(id, decision))
+          this.logger.info(`stale permission reply ${id}`);
+        return;
+      }
+      case 'answer': {
+        const { id, reply } = notificationSchemas.answer.parse(raw);
+        if (!this.editor?.answers.settle(id, reply)) this.logger.info(`stale answer ${id}`);
+        return;
+      }
+      case 'lsp_result': {
+        const { id, result } = notificationSchemas.lsp_result.parse(raw);
+        this.editor?.lspResults.settle(id, result);
+        return;
+      }
+      case 'build': {
+        const { id } = notificationSchemas.build.parse(raw);
+        void this.chat.build(id, this.sink());
+        return;
+      }
+      case 'close_plan':
+        this.chat.closePlan();
+        return;
     }
   }
 
@@ -111,9 +140,21 @@ export class HostService {
         this.batcher.flush();
         void this.ui.dispatch('notice', { text, level });
       },
-      done: (id, outcome, error) => {
+      tool: (id, view) => {
         this.batcher.flush();
-        void this.ui.dispatch('run_done', { id, outcome, ...(error ? { error } : {}) });
+        void this.ui.dispatch('tool', { id, ...view });
+      },
+      planReady: (id, path) => void this.ui.dispatch('plan_ready', { id, path }),
+      done: (id, outcome, error, completion) => {
+        this.batcher.flush();
+        void this.ui.dispatch('run_done', {
+          id,
+          outcome,
+          ...(error ? { error } : {}),
+          ...(completion
+            ? { changed_files: completion.changed_files, checks: completion.checks, steps: completion.steps }
+            : {}),
+        });
       },
     };
   }

@@ -1,6 +1,7 @@
 // Entry of dist/host.cjs: the process Neovim starts with jobstart(..., { rpc = true }).
 import { attach } from 'neovim';
 import { ChatSession } from '../agent/chat-session.js';
+import { NvimEditor } from '../nvim/nvim-editor.js';
 import { UiClient } from '../nvim/ui-client.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { registerEnvSecrets } from '../util/redact.js';
@@ -29,8 +30,16 @@ const nvim = attach({
   },
 });
 
-const chat = new ChatSession({ env: process.env, logger, cwd: process.cwd() });
-const service = new HostService(new UiClient(nvim, logger), chat, logger, AGENT_VERSION);
+const ui = new UiClient(nvim, logger);
+const editor = new NvimEditor(ui, logger);
+const chat = new ChatSession({
+  env: process.env,
+  logger,
+  cwd: process.cwd(),
+  editor,
+  onModeChange: (mode) => void ui.dispatch('mode_changed', { mode }),
+});
+const service = new HostService(ui, chat, logger, AGENT_VERSION, editor);
 
 nvim.on(
   'request',

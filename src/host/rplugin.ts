@@ -2,6 +2,7 @@
 // :UpdateRemotePlugins. It registers two functions that feed the same dispatcher as the job host.
 import type { NvimPlugin } from 'neovim';
 import { ChatSession } from '../agent/chat-session.js';
+import { NvimEditor } from '../nvim/nvim-editor.js';
 import { UiClient } from '../nvim/ui-client.js';
 import { createLogger, type LogLevel } from '../util/logger.js';
 import { registerEnvSecrets } from '../util/redact.js';
@@ -17,8 +18,16 @@ function createService(plugin: NvimPlugin, hello: Hello): HostService {
   // The global node host is started by Neovim, not by us: the log settings arrive with `hello`.
   const logger = createLogger(hello.log ?? process.env.AGENT_NVIM_LOG, hello.log_level ?? 'info');
   registerEnvSecrets(process.env);
-  const chat = new ChatSession({ env: process.env, logger, cwd: process.cwd() });
-  return new HostService(new UiClient(plugin.nvim, logger), chat, logger, AGENT_VERSION);
+  const ui = new UiClient(plugin.nvim, logger);
+  const editor = new NvimEditor(ui, logger);
+  const chat = new ChatSession({
+    env: process.env,
+    logger,
+    cwd: process.cwd(),
+    editor,
+    onModeChange: (mode) => void ui.dispatch('mode_changed', { mode }),
+  });
+  return new HostService(ui, chat, logger, AGENT_VERSION, editor);
 }
 
 export default function agentRemotePlugin(plugin: NvimPlugin): void {

@@ -7,6 +7,7 @@ export interface LuaExecutor {
 }
 
 const DISPATCH = "return require('agent.rpc').dispatch(...)";
+const QUERY = "local fn = ...; return require('agent.bridge')[fn](select(2, ...))";
 
 /**
  * The one funnel from host to Lua: every view update is a single `nvim_exec_lua` of the Lua
@@ -24,6 +25,16 @@ export class UiClient {
     } catch (err) {
       // Neovim may be exiting, or the Lua side raised: neither may crash the host.
       this.logger.warn(`dispatch ${method} failed:`, err instanceof Error ? err.message : err);
+    }
+  }
+
+  /** Asks the editor for data (lua/agent/bridge.lua); undefined when Neovim could not answer. */
+  async query<T>(fn: string, ...args: unknown[]): Promise<T | undefined> {
+    try {
+      return (await this.nvim.lua(QUERY, [fn, ...args])) as T;
+    } catch (err) {
+      this.logger.warn(`query ${fn} failed:`, err instanceof Error ? err.message : err);
+      return undefined;
     }
   }
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * Bumped whenever a method, its parameters or a dispatch payload changes shape. The Lua side
  * carries the same number (lua/agent/rpc.lua) and refuses a host from another build.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Lua -> host. Requests are answered from memory at once; notifications start long work. */
 export const requestSchemas = {
@@ -23,6 +23,16 @@ export const notificationSchemas = {
   }),
   stop: z.object({}).default({}),
   clear: z.object({}).default({}),
+  set_mode: z.object({ mode: z.enum(['ask', 'plan', 'agent']) }),
+  permission_reply: z.object({
+    id: z.string(),
+    decision: z.union([z.enum(['once', 'always', 'deny']), z.object({ deny: z.string() })]),
+  }),
+  answer: z.object({ id: z.string(), reply: z.string() }),
+  lsp_result: z.object({ id: z.string(), result: z.unknown() }),
+  /** Implement the latest plan: Agent mode, todos from its tasks, run. */
+  build: z.object({ id: z.string() }),
+  close_plan: z.object({}).default({}),
 } as const;
 
 export type RequestMethod = keyof typeof requestSchemas;
@@ -38,7 +48,31 @@ export interface DispatchPayloads {
   /** Coalesced streamed text for the running prompt (at most one call per frame). */
   stream: { id: string; text?: string; reasoning?: string };
   /** The run ended; `error` is one sentence the user can act on. */
-  run_done: { id: string; outcome: 'done' | 'failed' | 'cancelled'; error?: string };
+  run_done: {
+    id: string;
+    outcome: 'done' | 'failed' | 'cancelled' | 'budget';
+    error?: string;
+    changed_files?: string[];
+    checks?: { command: string; exit_code: number | null; passed: boolean }[];
+    steps?: number;
+  };
+  /** A tool call's header line and folded details. */
+  tool: {
+    id: string;
+    call_id: string;
+    name: string;
+    summary: string;
+    status: 'running' | 'done' | 'failed' | 'denied' | 'cancelled';
+    detail?: string;
+    duration_ms?: number;
+  };
+  permission: { id: string; tool: string; summary: string; pattern: string; diff?: string; paths?: string[] };
+  ask_user: { id: string; question: string; options: string[] };
+  /** A prompt the host no longer waits for (the run stopped). */
+  prompt_cancel: { id: string };
+  file_changed: { path: string };
+  plan_ready: { id: string; path: string };
+  mode_changed: { mode: 'ask' | 'plan' | 'agent' };
   /** A paragraph for the transcript that is not model output (first-run help, notices). */
   notice: { text: string; level: 'info' | 'warn' | 'error' };
 }

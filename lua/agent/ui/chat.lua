@@ -12,6 +12,9 @@ H.state = {
   input = nil, ---@type integer|nil
   callbacks = nil, ---@type agent.ChatCallbacks|nil
   reasoning_ns = vim.api.nvim_create_namespace('agent.chat.reasoning'),
+  tool_ns = vim.api.nvim_create_namespace('agent.chat.tools'),
+  detail_ns = vim.api.nvim_create_namespace('agent.chat.details'),
+  tools = {}, ---@type table<string, integer> call id -> extmark on its header line
   role_ns = vim.api.nvim_create_namespace('agent.chat.roles'),
   streaming = {}, ---@type table<string, { reasoning_open: boolean }>
 }
@@ -101,7 +104,11 @@ function M.open()
     vim.wo[win].spell = false
   end
   vim.wo[tw].conceallevel = 2
-  vim.wo[tw].foldlevel = 99
+  -- Tool details are folded away; `za` on a tool line opens them.
+  vim.wo[tw].foldmethod = 'expr'
+  vim.wo[tw].foldexpr = "v:lua.require'agent.ui.chat'.foldexpr(v:lnum)"
+  vim.wo[tw].foldtext = ''
+  vim.wo[tw].foldlevel = 0
   H.scroll_to_end(tw)
   H.watch_close()
   vim.api.nvim_set_current_win(iw)
@@ -222,11 +229,102 @@ function M.notice(text, level)
   M.append_lines({ '' })
 end
 
+H.icons = { running = '…', done = '✓', failed = '✗', denied = '⊘', cancelled = '■' }
+H.tool_hl = { running = 'AgentToolRunning', done = 'AgentToolDone', failed = 'AgentError', denied = 'AgentWarn', cancelled = 'AgentWarn' }
+
+---@param view { call_id: string, name: string, summary: string, status: string, detail?: string, duration_ms?: integer }
+function M.tool(view)
+  local buf = M.transcript_buf()
+  local header = string.format(
+    '%s %s%s%s',
+    H.icons[view.status] or '?',
+    view.name,
+    view.summary ~= '' and (' ' .. view.summary) or '',
+    view.duration_ms and string.format(' (%d ms)', view.duration_ms) or ''
+  )
+  local mark = H.state.tools[view.call_id]
+  if not mark then
+    local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
+    if last ~= '' then H.append_text('\n') end
+    M.append_lines({ header })
+    local row = vim.api.nvim_buf_line_count(buf) - 1
+    H.state.tools[view.call_id] = vim.api.nvim_buf_set_extmark(buf, H.state.tool_ns, row, 0, {})
+    H.highlight_line(buf, row, H.tool_hl[view.status])
+    return
+  end
+  local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.state.tool_ns, mark, {})
+  if not pos[1] then return end
+  local row = pos[1]
+  H.edit(buf, function()
+    vim.api.nvim_buf_set_lines(buf, row, row + 1, false, { header })
+    if view.status ~= 'running' and view.detail and view.detail ~= '' then
+      local detail = vim.split(view.detail, '\n', { plain = true })
+      if #detail > 200 then detail = vim.list_extend(vim.list_slice(detail, 1, 200), { '... (' .. (#detail - 200) .. ' more lines)' }) end
+      local lines = { '  ```' }
+      for _, l in ipairs(detail) do
+        table.insert(lines, '  ' .. l)
+      end
+      table.insert(lines, '  ```')
+      vim.api.nvim_buf_set_lines(buf, row + 1, row + 1, false, lines)
+      vim.api.nvim_buf_set_extmark(buf, H.state.detail_ns, row + 1, 0, { end_row = row + #lines, end_col = 0 })
+    end
+  end)
+  H.highlight_line(buf, row, H.tool_hl[view.status])
+  if view.status ~= 'running' then H.state.tools[view.call_id] = nil end
+end
+
+--- Folds tool details (lines covered by a detail extmark) under their header.
+---@param lnum integer
+---@return string
+function M.foldexpr(lnum)
+  local buf = vim.api.nvim_get_current_buf()
+  local marks = vim.api.nvim_buf_get_extmarks(buf, H.state.detail_ns, { lnum - 1, 0 }, { lnum - 1, -1 }, { overlap = true, details = true })
+  for _, m in ipairs(marks) do
+    local start, stop = m[2], m[4].end_row
+    if lnum - 1 >= start and lnum - 1 <= stop then return '1' end
+  end
+  return '0'
+end
+
+--- The completion entry: outcome, changed files and the checks actually run.
+---@param p { outcome: string, changed_files?: string[], checks?: { command: string, exit_code: integer|nil, passed: boolean }[], steps?: integer }
+function M.completion(p)
+  local words = { done = 'Done', failed = 'Failed', cancelled = 'Stopped', budget = 'Step budget used up' }
+  local line = '> **' .. (words[p.outcome] or p.outcome) .. '**'
+  if p.steps then line = line .. string.format(' · %d step%s', p.steps, p.steps == 1 and '' or 's') end
+  local checks = {}
+  for _, c in ipairs(p.checks or {}) do
+    table.insert(checks, string.format('`%s` %s', c.command, c.passed and 'passed' or ('failed (exit ' .. tostring(c.exit_code) .. ')')))
+  end
+  if #checks > 0 then
+    line = line .. ' · checks: ' .. table.concat(checks, ', ')
+  elseif (p.changed_files and #p.changed_files > 0) then
+    line = line .. ' · no build or tests were run'
+  end
+  local lines = { line }
+  if p.changed_files and #p.changed_files > 0 then
+    local files = {}
+    for _, f in ipairs(p.changed_files) do
+      table.insert(files, '`' .. f .. '`')
+    end
+    table.insert(lines, '> Changed: ' .. table.concat(files, ', '))
+  end
+  local last = vim.api.nvim_buf_get_lines(M.transcript_buf(), -2, -1, false)[1] or ''
+  if last ~= '' then H.append_text('\n') end
+  M.append_lines(lines, p.outcome == 'done' and 'AgentNotice' or 'AgentWarn')
+end
+
+function H.highlight_line(buf, row, hl)
+  if not hl then return end
+  vim.api.nvim_buf_set_extmark(buf, H.state.role_ns, row, 0, { end_row = row + 1, hl_group = hl, hl_eol = false })
+end
+
 ---@return string[]
 function M.lines() return vim.api.nvim_buf_get_lines(M.transcript_buf(), 0, -1, false) end
 
 function M.clear()
   H.state.streaming = {}
+  H.state.tools = {}
   local buf = M.transcript_buf()
   H.edit(buf, function()
     vim.api.nvim_buf_clear_namespace(buf, -1, 0, -1)

@@ -1,0 +1,63 @@
+--- The plan preview: the saved plan in a float (filetype `agent-plan`) with Build and Close.
+local M = {}
+local H = {}
+
+H.state = { win = nil, buf = nil, path = nil }
+
+---@class agent.PlanCallbacks
+---@field on_build fun()
+---@field on_close fun()
+
+--- Shows the plan file; `b` builds it, `c`/`q` close it without building.
+---@param path string absolute path of the plan
+---@param callbacks agent.PlanCallbacks
+function M.show(path, callbacks)
+  M.hide()
+  local lines = vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or { '(the plan file is missing: ' .. path .. ')' }
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'agent-plan'
+  pcall(vim.treesitter.start, buf, 'markdown')
+  local width = math.max(20, math.min(100, vim.o.columns - 4))
+  local height = math.max(3, math.min(#lines + 1, vim.o.lines - 6))
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    width = width,
+    height = height,
+    col = math.floor((vim.o.columns - width) / 2),
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    border = 'rounded',
+    style = 'minimal',
+    title = ' Plan: ' .. vim.fn.fnamemodify(path, ':t') .. ' ',
+    title_pos = 'center',
+    footer = ' b Build (switch to Agent and implement)   c Close ',
+    footer_pos = 'center',
+  })
+  vim.wo[win].wrap = true
+  vim.wo[win].conceallevel = 2
+  H.state = { win = win, buf = buf, path = path }
+  local build = function()
+    M.hide()
+    callbacks.on_build()
+  end
+  local close = function()
+    M.hide()
+    callbacks.on_close()
+  end
+  vim.keymap.set('n', 'b', build, { buffer = buf, desc = 'agent: build the plan' })
+  vim.keymap.set('n', 'c', close, { buffer = buf, desc = 'agent: close the plan' })
+  vim.keymap.set('n', 'q', close, { buffer = buf, desc = 'agent: close the plan' })
+end
+
+function M.hide()
+  if H.state.win and vim.api.nvim_win_is_valid(H.state.win) then vim.api.nvim_win_close(H.state.win, true) end
+  H.state.win = nil
+end
+
+---@return boolean
+function M.is_open() return H.state.win ~= nil and vim.api.nvim_win_is_valid(H.state.win) end
+
+return M

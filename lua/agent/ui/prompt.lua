@@ -1,0 +1,643 @@
+--- Floating prompts: permission requests and questions for the user.
+---
+--- It only draws and reads keys; what happens with an answer is the caller's callback, called
+--- exactly once per request (never for a request removed with `cancel()`).
+---
+--- One prompt is visible at a time; later requests wait in a queue and show in order.
+--- Permission prompt: `o`/`y` allow once, `a` allow always (`req.pattern`), `d`/`n`/`q`/`<Esc>`
+--- deny, `r` deny with a reason (an empty or cancelled reason goes back to the prompt).
+--- Question prompt: `1`..`9` or `<CR>` on a row pick an option, `i`/`c` (or the last row) type an
+--- answer; `q`/`<Esc>` hide it for now, `reopen()` brings it back.
+--- Closing a prompt's window any other way (`:q`, `<C-w>c`) hides it too: it is not an answer.
+--- A hidden prompt keeps its place at the head of the queue.
+local M = {}
+local H = {}
+
+---@class agent.PermissionRequest
+---@field id string
+---@field tool string
+---@field summary string
+---@field pattern string what "allow always" covers
+---@field diff? string unified diff of the change, for edits and patches
+---@field paths? string[]
+
+---@alias agent.PermissionDecision 'once'|'always'|'deny'|{ deny: string }
+
+---@class agent.AskRequest
+---@field id string
+---@field question string
+---@field options string[] 2 to 5 choices; a free-text answer is always offered too
+
+---@class agent.PromptEntry
+---@field kind 'permission'|'ask'
+---@field id string
+---@field req agent.PermissionRequest|agent.AskRequest
+---@field callback fun(result: any)
+---@field done boolean answered or cancelled
+---@field rows? table<integer, integer|'text'> ask prompts: buffer row (1-based) -> option index
+
+---@class agent.PromptOptions
+---@field reopen_hint? string how the hint line tells the user to bring a hidden question back
+
+H.default_options = {
+  reopen_hint = ":lua require('agent.ui.prompt').reopen()",
+}
+
+H.state = {
+  options = vim.deepcopy(H.default_options), ---@type agent.PromptOptions
+  queue = {}, ---@type agent.PromptEntry[] the head is the visible or hidden prompt
+  win = nil, ---@type integer|nil
+  buf = nil, ---@type integer|nil
+  hidden = false, -- the head was dismissed by the user and waits for reopen()
+  origin = nil, ---@type { win: integer, insert: boolean, cursor: integer[], eol: boolean }|nil
+  deferred = false, -- a show waits for the command line to close
+  highlighted = false,
+  ns = vim.api.nvim_create_namespace('agent.prompt'),
+  augroup = vim.api.nvim_create_augroup('agent.prompt', { clear = true }),
+}
+
+---@param opts agent.PromptOptions|nil
+function M.setup(opts)
+  vim.validate({ opts = { opts, 'table', true } })
+  H.state.options = vim.tbl_extend('force', vim.deepcopy(H.default_options), opts or {})
+end
+
+-- Public API ---------------------------------------------------------------------------------
+
+--- Asks whether a tool call may run. `on_decision` receives `'once'`, `'always'`, `'deny'` or
+--- `{ deny = reason }`, exactly once.
+---@param req agent.PermissionRequest
+---@param on_decision fun(decision: agent.PermissionDecision)
+function M.permission(req, on_decision)
+  vim.validate({
+    req = { req, 'table' },
+    on_decision = { on_decision, 'function' },
+  })
+  vim.validate({
+    ['req.id'] = { req.id, 'string' },
+    ['req.tool'] = { req.tool, 'string' },
+    ['req.summary'] = { req.summary, 'string', true },
+    ['req.pattern'] = { req.pattern, 'string', true },
+    ['req.diff'] = { req.diff, 'string', true },
+    ['req.paths'] = { req.paths, 'table', true },
+  })
+  H.enqueue({ kind = 'permission', id = req.id, req = req, callback = on_decision, done = false })
+end
+
+--- Asks the user a question. `on_answer` receives the chosen option or the typed text, exactly
+--- once. `<Esc>` only hides the question: `reopen()` shows it again.
+---@param req agent.AskRequest
+---@param on_answer fun(answer: string)
+function M.ask(req, on_answer)
+  vim.validate({
+    req = { req, 'table' },
+    on_answer = { on_answer, 'function' },
+  })
+  vim.validate({
+    ['req.id'] = { req.id, 'string' },
+    ['req.question'] = { req.question, 'string' },
+    ['req.options'] = { req.options, 'table', true },
+  })
+  H.enqueue({ kind = 'ask', id = req.id, req = req, callback = on_answer, done = false })
+end
+
+--- Removes a waiting or visible prompt without calling its callback (the host gave up on it).
+---@param id string
+---@return boolean removed
+function M.cancel(id)
+  for i, entry in ipairs(H.state.queue) do
+    if entry.id == id then
+      entry.done = true
+      if i == 1 then
+        H.advance()
+      else
+        table.remove(H.state.queue, i)
+      end
+      return true
+    end
+  end
+  return false
+end
+
+--- Removes every prompt without calling any callback (a stop, or the host went away).
+function M.cancel_all()
+  for _, entry in ipairs(H.state.queue) do
+    entry.done = true
+  end
+  H.state.queue = { H.state.queue[1] }
+  if H.state.queue[1] then H.advance() end
+end
+
+--- Shows the hidden prompt again (or focuses the visible one).
+---@return boolean shown false when no prompt is waiting
+function M.reopen()
+  if not H.state.queue[1] then
+    vim.notify('agent: no question is waiting', vim.log.levels.INFO)
+    return false
+  end
+  if H.win_valid() then
+    vim.api.nvim_set_current_win(H.state.win)
+    return true
+  end
+  H.state.hidden = false
+  H.show()
+  return true
+end
+
+--- Ids of the prompts not answered yet, in order; the first is the visible or hidden one.
+---@return string[]
+function M.pending()
+  return vim.tbl_map(function(entry) return entry.id end, H.state.queue)
+end
+
+--- Id of the prompt on screen, if any.
+---@return string|nil
+function M.visible()
+  if H.win_valid() and H.state.queue[1] then return H.state.queue[1].id end
+  return nil
+end
+
+--- The prompt window, if one is on screen.
+---@return integer|nil
+function M.win() return H.win_valid() and H.state.win or nil end
+
+-- Queue --------------------------------------------------------------------------------------
+
+---@param entry agent.PromptEntry
+function H.enqueue(entry)
+  for _, waiting in ipairs(H.state.queue) do
+    -- The host asks once per id; a repeat is a resend of the same question.
+    if waiting.id == entry.id then return end
+  end
+  table.insert(H.state.queue, entry)
+  if #H.state.queue == 1 then
+    H.state.hidden = false
+    H.show()
+  end
+end
+
+--- Records the answer, then moves on to the next prompt and hands the answer to the caller.
+---@param entry agent.PromptEntry
+---@param result any
+function H.finish(entry, result)
+  if entry.done then return end
+  entry.done = true
+  if H.state.queue[1] == entry then
+    H.advance()
+  else
+    for i, waiting in ipairs(H.state.queue) do
+      if waiting == entry then table.remove(H.state.queue, i) end
+    end
+  end
+  local ok, err = pcall(entry.callback, result)
+  if not ok then vim.notify('agent: prompt callback failed: ' .. tostring(err), vim.log.levels.ERROR) end
+end
+
+--- Drops the head of the queue (already marked done) and shows the next prompt, or gives focus
+--- back when none is left.
+function H.advance()
+  table.remove(H.state.queue, 1)
+  H.state.hidden = false
+  H.close_win()
+  if H.state.queue[1] then
+    H.show()
+  else
+    H.restore_focus()
+  end
+end
+
+-- Windows ------------------------------------------------------------------------------------
+
+function H.win_valid() return H.state.win ~= nil and vim.api.nvim_win_is_valid(H.state.win) end
+
+function H.show()
+  local entry = H.state.queue[1]
+  if not entry or H.state.hidden or H.win_valid() then return end
+  -- A window cannot take focus from a command line being typed; show when it closes.
+  if vim.api.nvim_get_mode().mode:sub(1, 1) == 'c' then
+    if not H.state.deferred then
+      H.state.deferred = true
+      vim.api.nvim_create_autocmd('CmdlineLeave', {
+        group = H.state.augroup,
+        once = true,
+        callback = function()
+          vim.schedule(function()
+            H.state.deferred = false
+            H.show()
+          end)
+        end,
+      })
+    end
+    return
+  end
+  H.ensure_highlights()
+  H.remember_origin()
+
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  local view = entry.kind == 'permission' and H.render_permission(entry) or H.render_ask(entry)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, view.lines)
+  for _, mark in ipairs(view.marks) do
+    H.mark(buf, mark)
+  end
+  vim.bo[buf].modifiable = false
+  vim.b[buf].agent_prompt = { id = entry.id, kind = entry.kind }
+
+  local config = H.layout(view)
+  local win = vim.api.nvim_open_win(buf, true, config)
+  H.state.win, H.state.buf, H.state.view = win, buf, view
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].breakindent = true
+  vim.wo[win].cursorline = entry.kind == 'ask'
+  vim.wo[win].winhighlight = table.concat({
+    'NormalFloat:AgentPromptNormal',
+    'FloatBorder:AgentPromptBorder',
+    'FloatTitle:AgentPromptTitle',
+    'FloatFooter:AgentPromptHint',
+    'CursorLine:AgentPromptSelected',
+  }, ',')
+  H.fit(win, view)
+  vim.api.nvim_win_set_cursor(win, { view.cursor or 1, 0 })
+  -- Filetype last, so FileType autocmds see the finished buffer and window.
+  vim.bo[buf].filetype = 'agent-prompt'
+  if entry.kind == 'permission' then
+    H.map_permission(buf, entry)
+  else
+    H.map_ask(buf, entry)
+  end
+  H.watch(win)
+end
+
+--- Closes the prompt window without treating it as the user hiding it.
+function H.close_win()
+  vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = { 'WinClosed', 'VimResized' } })
+  local win = H.state.win
+  H.state.win, H.state.buf, H.state.view = nil, nil, nil
+  if win and vim.api.nvim_win_is_valid(win) then pcall(vim.api.nvim_win_close, win, true) end
+end
+
+--- Takes the prompt off screen; it stays first in line until reopen() or cancel().
+function H.hide()
+  if not H.state.queue[1] then return end
+  H.state.hidden = true
+  H.close_win()
+  H.restore_focus()
+end
+
+function H.watch(win)
+  vim.api.nvim_create_autocmd('WinClosed', {
+    group = H.state.augroup,
+    pattern = tostring(win),
+    once = true,
+    callback = function()
+      if H.state.win ~= win then return end
+      -- Closed by :q, <C-w>c or :only: hidden, not answered. Windows cannot change inside
+      -- WinClosed, so focus goes back on the next tick.
+      H.state.hidden = true
+      H.state.win, H.state.buf, H.state.view = nil, nil, nil
+      vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = 'VimResized' })
+      vim.schedule(H.restore_focus)
+    end,
+  })
+  vim.api.nvim_create_autocmd('VimResized', {
+    group = H.state.augroup,
+    callback = function()
+      if H.win_valid() and H.state.view then
+        vim.api.nvim_win_set_config(H.state.win, H.layout(H.state.view))
+        H.fit(H.state.win, H.state.view)
+      end
+    end,
+  })
+end
+
+function H.remember_origin()
+  if H.state.origin then return end
+  local win = vim.api.nvim_get_current_win()
+  local mode = vim.api.nvim_get_mode().mode
+  local cursor = vim.api.nvim_win_get_cursor(win)
+  local line = vim.api.nvim_get_current_line()
+  local insert = mode:sub(1, 1) == 'i' or mode:sub(1, 1) == 'R'
+  H.state.origin = { win = win, insert = insert, cursor = cursor, eol = cursor[2] >= #line }
+  if insert then vim.cmd('stopinsert') end
+end
+
+function H.restore_focus()
+  -- Reopened before this ran: the origin now belongs to the new window.
+  if H.win_valid() then return end
+  local origin = H.state.origin
+  H.state.origin = nil
+  if not origin or not vim.api.nvim_win_is_valid(origin.win) then return end
+  vim.api.nvim_set_current_win(origin.win)
+  if origin.insert then
+    pcall(vim.api.nvim_win_set_cursor, origin.win, origin.cursor)
+    vim.cmd(origin.eol and 'startinsert!' or 'startinsert')
+  end
+end
+
+--- Size and position for the view: as wide as its longest line within limits, centered, never
+--- larger than the editor. The height is corrected by H.fit() once the wrapped height is known.
+function H.layout(view)
+  local columns = vim.o.columns
+  local avail = math.max(1, vim.o.lines - vim.o.cmdheight)
+  local max_width = math.max(1, math.min(120, columns - 4))
+  local longest = vim.fn.strdisplaywidth(view.title) + 4
+  -- The hint line wraps instead of widening the window.
+  for row, line in ipairs(view.lines) do
+    if row ~= #view.lines then longest = math.max(longest, vim.fn.strdisplaywidth(line)) end
+  end
+  local width = math.min(max_width, math.max(math.min(60, max_width), longest))
+  local max_height = math.max(1, math.min(math.floor(avail * 0.8), avail - 2))
+  local rows = 0
+  for _, line in ipairs(view.lines) do
+    rows = rows + math.max(1, math.ceil(vim.fn.strdisplaywidth(line) / width))
+  end
+  local height = math.max(1, math.min(max_height, rows))
+  return {
+    relative = 'editor',
+    style = 'minimal',
+    border = H.border(),
+    width = width,
+    height = height,
+    row = math.max(0, math.floor((avail - height - 2) / 2)),
+    col = math.max(0, math.floor((columns - width - 2) / 2)),
+    title = H.truncate(view.title, width),
+    title_pos = 'center',
+    zindex = 60,
+  }
+end
+
+--- Sets the exact height from the wrapped text; when the text does not fit, the keys also go in
+--- the footer so they stay visible while the rest scrolls.
+function H.fit(win, view)
+  local config = vim.api.nvim_win_get_config(win)
+  local avail = math.max(1, vim.o.lines - vim.o.cmdheight)
+  local max_height = math.max(1, math.min(math.floor(avail * 0.8), avail - 2))
+  local ok, size = pcall(vim.api.nvim_win_text_height, win, {})
+  local rows = ok and size.all or config.height
+  local height = math.max(1, math.min(max_height, rows))
+  local width = config.width
+  local new = {
+    relative = 'editor',
+    width = width,
+    height = height,
+    row = math.max(0, math.floor((avail - height - 2) / 2)),
+    col = math.max(0, math.floor((vim.o.columns - width - 2) / 2)),
+  }
+  if rows > height then
+    new.footer = H.truncate(view.footers[#view.footers], width)
+    for _, footer in ipairs(view.footers) do
+      if vim.fn.strdisplaywidth(footer) <= width then
+        new.footer = footer
+        break
+      end
+    end
+    new.footer_pos = 'center'
+  else
+    new.footer = ''
+  end
+  vim.api.nvim_win_set_config(win, new)
+end
+
+function H.border()
+  local ok, winborder = pcall(function() return vim.o.winborder end)
+  if ok and type(winborder) == 'string' and winborder ~= '' and winborder ~= 'none' then return winborder end
+  return 'rounded'
+end
+
+---@param text string
+---@param width integer
+function H.truncate(text, width)
+  if vim.fn.strdisplaywidth(text) <= width then return text end
+  if width <= 1 then return vim.fn.strcharpart(text, 0, width) end
+  local out = text
+  while vim.fn.strdisplaywidth(out) > width - 1 do
+    out = vim.fn.strcharpart(out, 0, vim.fn.strchars(out) - 1)
+  end
+  return out .. '…'
+end
+
+function H.ensure_highlights()
+  if H.state.highlighted then return end
+  H.state.highlighted = true
+  -- Links are `default`, so this never overrides a colorscheme or the user.
+  require('agent.highlight').apply()
+end
+
+-- Rendering ----------------------------------------------------------------------------------
+
+---@class agent.PromptView
+---@field lines string[]
+---@field marks table[] { row (0-based), col, end_col, hl } or { row, line_hl }
+---@field title string
+---@field footers string[] key hints for the border when the text scrolls, longest first
+---@field cursor? integer
+
+--- Appends one line made of `{ text, hl? }` chunks, recording the highlighted ranges.
+function H.add_chunks(view, chunks)
+  local row, parts, col = #view.lines, {}, 0
+  for _, chunk in ipairs(chunks) do
+    local text = chunk[1]
+    if chunk[2] and text ~= '' then
+      table.insert(view.marks, { row = row, col = col, end_col = col + #text, hl = chunk[2] })
+    end
+    table.insert(parts, text)
+    col = col + #text
+  end
+  table.insert(view.lines, table.concat(parts))
+end
+
+---@param text string
+---@return string[]
+function H.split(text)
+  local lines = vim.split((text:gsub('\r\n', '\n'):gsub('\r', '')), '\n', { plain = true })
+  while #lines > 1 and lines[#lines] == '' do
+    table.remove(lines)
+  end
+  return lines
+end
+
+---@param entry agent.PromptEntry
+---@return agent.PromptView
+function H.render_permission(entry)
+  local req = entry.req ---@type agent.PermissionRequest
+  local view = { lines = {}, marks = {}, title = string.format(' Allow %s? ', req.tool) }
+  local summary = req.summary and req.summary ~= '' and req.summary or req.tool
+  for _, line in ipairs(H.split(summary)) do
+    table.insert(view.lines, line)
+  end
+  if req.paths and #req.paths > 0 then
+    H.add_chunks(view, { { #req.paths == 1 and 'File: ' or 'Files: ', 'AgentPromptHint' }, { table.concat(req.paths, ', '), 'AgentPromptPath' } })
+  end
+  if req.diff and req.diff ~= '' then
+    table.insert(view.lines, '')
+    for _, line in ipairs(H.split(req.diff)) do
+      local hl = H.diff_hl(line)
+      if hl then table.insert(view.marks, { row = #view.lines, line_hl = hl }) end
+      table.insert(view.lines, line)
+    end
+  end
+  table.insert(view.lines, '')
+  local pattern = req.pattern and req.pattern ~= '' and req.pattern or ('any ' .. req.tool .. ' call')
+  local key, hint = 'AgentPromptKey', 'AgentPromptHint'
+  H.add_chunks(view, {
+    { 'o', key },
+    { ' allow once · ', hint },
+    { 'a', key },
+    { ' always allow: ', hint },
+    { pattern, 'AgentPromptPattern' },
+    { ' · ', hint },
+    { 'd', key },
+    { '/', hint },
+    { 'Esc', key },
+    { ' deny · ', hint },
+    { 'r', key },
+    { ' deny with a reason', hint },
+  })
+  view.footers = {
+    ' ↓ more · o once · a always · d deny · r reason ',
+    ' o once · a always · d deny · r reason ',
+    ' o once a always d deny r reason ',
+    ' o/a/d/r ',
+  }
+  view.cursor = 1
+  return view
+end
+
+function H.diff_hl(line)
+  if vim.startswith(line, '+++') or vim.startswith(line, '---') or vim.startswith(line, 'diff ') then
+    return 'AgentPromptDiffHeader'
+  elseif vim.startswith(line, 'index ') then
+    return 'AgentPromptDiffHeader'
+  elseif vim.startswith(line, '@@') then
+    return 'AgentPromptDiffHunk'
+  elseif vim.startswith(line, '+') then
+    return 'AgentPromptDiffAdd'
+  elseif vim.startswith(line, '-') then
+    return 'AgentPromptDiffDelete'
+  end
+  return nil
+end
+
+---@param entry agent.PromptEntry
+---@return agent.PromptView
+function H.render_ask(entry)
+  local req = entry.req ---@type agent.AskRequest
+  local view = { lines = {}, marks = {}, title = ' Question ' }
+  for _, line in ipairs(H.split(req.question)) do
+    table.insert(view.lines, line)
+  end
+  table.insert(view.lines, '')
+  entry.rows = {}
+  local options = req.options or {}
+  local key, hint = 'AgentPromptKey', 'AgentPromptHint'
+  for i, option in ipairs(options) do
+    local label = i <= 9 and tostring(i) or ' '
+    entry.rows[#view.lines + 1] = i
+    H.add_chunks(view, { { ' ' }, { label, key }, { '  ' .. option:gsub('[\r\n]+', ' ') } })
+  end
+  entry.rows[#view.lines + 1] = 'text'
+  H.add_chunks(view, { { ' ' }, { 'i', key }, { '  Type your own answer…', hint } })
+  view.cursor = #options > 0 and #view.lines - #options or #view.lines
+  table.insert(view.lines, '')
+  local picks = #options == 0 and {}
+    or { { #options == 1 and '1' or ('1-' .. math.min(#options, 9)), key }, { '/', hint }, { '<CR>', key }, { ' pick · ', hint } }
+  vim.list_extend(picks, {
+    { 'i', key },
+    { ' type an answer · ', hint },
+    { 'Esc', key },
+    { ' hide for now, reopen with ', hint },
+    { H.state.options.reopen_hint, 'AgentPromptPattern' },
+  })
+  H.add_chunks(view, picks)
+  local range = #options > 1 and ('1-' .. math.min(#options, 9)) or '1'
+  view.footers = {
+    ' ↓ more · ' .. range .. ' pick · i type · Esc hide ',
+    ' ' .. range .. ' pick · i type · Esc hide ',
+    ' ' .. range .. ' · i · Esc ',
+  }
+  return view
+end
+
+function H.mark(buf, mark)
+  if mark.line_hl then
+    vim.api.nvim_buf_set_extmark(buf, H.state.ns, mark.row, 0, { line_hl_group = mark.line_hl })
+  else
+    vim.api.nvim_buf_set_extmark(buf, H.state.ns, mark.row, mark.col, { end_col = mark.end_col, hl_group = mark.hl })
+  end
+end
+
+-- Keys ---------------------------------------------------------------------------------------
+
+function H.map(buf, keys, fn, desc)
+  for _, lhs in ipairs(keys) do
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = 'agent: ' .. desc })
+  end
+end
+
+---@param entry agent.PromptEntry
+function H.map_permission(buf, entry)
+  H.map(buf, { 'o', 'y' }, function() H.finish(entry, 'once') end, 'allow once')
+  H.map(buf, { 'a' }, function() H.finish(entry, 'always') end, 'allow always: ' .. (entry.req.pattern or ''))
+  H.map(buf, { 'd', 'n', 'q', '<Esc>' }, function() H.finish(entry, 'deny') end, 'deny')
+  H.map(buf, { 'r' }, function()
+    H.read_text(entry, { prompt = 'Reason for denying: ' }, function(reason) H.finish(entry, { deny = reason }) end)
+  end, 'deny with a reason')
+end
+
+---@param entry agent.PromptEntry
+function H.map_ask(buf, entry)
+  local options = entry.req.options or {}
+  local function choose(index)
+    if index == 'text' then
+      H.read_text(entry, { prompt = 'Your answer: ' }, function(text) H.finish(entry, text) end)
+    elseif options[index] then
+      H.finish(entry, options[index])
+    end
+  end
+  for i = 1, math.min(#options, 9) do
+    H.map(buf, { tostring(i) }, function() choose(i) end, 'answer: ' .. options[i])
+  end
+  H.map(buf, { 'i', 'c' }, function() choose('text') end, 'type an answer')
+  H.map(buf, { '<CR>' }, function()
+    local row = vim.api.nvim_win_get_cursor(0)[1]
+    if entry.rows[row] then choose(entry.rows[row]) end
+  end, 'pick the answer under the cursor')
+  H.map(buf, { 'q', '<Esc>' }, H.hide, 'hide the question for now')
+  H.map(buf, { 'j', '<Down>' }, function() H.move(entry, 1) end, 'next answer')
+  H.map(buf, { 'k', '<Up>' }, function() H.move(entry, -1) end, 'previous answer')
+end
+
+--- Moves the cursor between answer rows only.
+function H.move(entry, step)
+  local rows = vim.tbl_keys(entry.rows)
+  table.sort(rows)
+  local current = vim.api.nvim_win_get_cursor(0)[1]
+  local target
+  for _, row in ipairs(rows) do
+    if step > 0 and row > current and not target then target = row end
+    if step < 0 and row < current then target = row end
+  end
+  if target then vim.api.nvim_win_set_cursor(0, { target, 0 }) end
+end
+
+--- Reads a line of text with vim.ui.input (synchronous or not); empty or cancelled input goes
+--- back to the prompt. Ignores the result when the prompt was cancelled or answered meanwhile.
+function H.read_text(entry, opts, on_text)
+  vim.ui.input(opts, function(text)
+    if entry.done then return end
+    if text and vim.trim(text) ~= '' then
+      on_text(text)
+    elseif H.state.queue[1] == entry then
+      if H.win_valid() then
+        pcall(vim.api.nvim_set_current_win, H.state.win)
+      else
+        M.reopen()
+      end
+    end
+  end)
+end
+
+return M
