@@ -174,7 +174,9 @@ async function commit(ctx: ToolCallContext, items: Pending[]) {
     if (item.original !== undefined && item.text === item.original.text) continue;
     try {
       if (item.text === undefined) {
-        await fs.rm(target.real);
+        // Deleting a symlink removes the link, as git would, not the file it points to.
+        const isLink = (await fs.lstat(target.abs)).isSymbolicLink();
+        await fs.rm(isLink ? target.abs : target.real);
       } else {
         await fs.mkdir(path.dirname(target.real), { recursive: true });
         await writeFileAtomic(target.real, encodeText(item.text, item.bom));
