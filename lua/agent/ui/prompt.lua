@@ -337,68 +337,61 @@ function H.restore_focus()
   end
 end
 
---- Size and position for the view: as wide as its longest line within limits, centered, never
---- larger than the editor. The height is corrected by H.fit() once the wrapped height is known.
+--- Width and height available to a float, borders excluded, and the rows the editor has.
+function H.room()
+  local rows = math.max(1, vim.o.lines - vim.o.cmdheight)
+  return math.max(1, math.min(120, vim.o.columns - 4)), math.max(1, math.min(math.floor(rows * 0.8), rows - 2)), rows
+end
+
+--- As wide as the longest line within limits; H.fit() then sets the height and the position.
 function H.layout(view)
-  local columns = vim.o.columns
-  local avail = math.max(1, vim.o.lines - vim.o.cmdheight)
-  local max_width = math.max(1, math.min(120, columns - 4))
+  local max_width = H.room()
   local longest = vim.fn.strdisplaywidth(view.title) + 4
   -- The hint line wraps instead of widening the window.
   for row, line in ipairs(view.lines) do
     if row ~= #view.lines then longest = math.max(longest, vim.fn.strdisplaywidth(line)) end
   end
   local width = math.min(max_width, math.max(math.min(60, max_width), longest))
-  local max_height = math.max(1, math.min(math.floor(avail * 0.8), avail - 2))
-  local rows = 0
-  for _, line in ipairs(view.lines) do
-    rows = rows + math.max(1, math.ceil(vim.fn.strdisplaywidth(line) / width))
-  end
-  local height = math.max(1, math.min(max_height, rows))
   return {
     relative = 'editor',
     style = 'minimal',
     border = H.border(),
     width = width,
-    height = height,
-    row = math.max(0, math.floor((avail - height - 2) / 2)),
-    col = math.max(0, math.floor((columns - width - 2) / 2)),
+    height = 1,
+    row = 0,
+    col = 0,
     title = H.truncate(view.title, width),
     title_pos = 'center',
     zindex = 60,
   }
 end
 
---- Sets the exact height from the wrapped text; when the text does not fit, the keys also go in
---- the footer so they stay visible while the rest scrolls.
+--- Centers the window at the height of its wrapped text, never taller than the editor. When the
+--- text does not fit, the keys also go in the footer so they stay visible while the rest scrolls.
 function H.fit(win, view)
-  local config = vim.api.nvim_win_get_config(win)
-  local avail = math.max(1, vim.o.lines - vim.o.cmdheight)
-  local max_height = math.max(1, math.min(math.floor(avail * 0.8), avail - 2))
-  local ok, size = pcall(vim.api.nvim_win_text_height, win, {})
-  local rows = ok and size.all or config.height
-  local height = math.max(1, math.min(max_height, rows))
-  local width = config.width
-  local new = {
+  local _, max_height, rows = H.room()
+  local width = vim.api.nvim_win_get_width(win)
+  local text = vim.api.nvim_win_text_height(win, {}).all
+  local height = math.max(1, math.min(max_height, text))
+  local config = {
     relative = 'editor',
     width = width,
     height = height,
-    row = math.max(0, math.floor((avail - height - 2) / 2)),
+    row = math.max(0, math.floor((rows - height - 2) / 2)),
     col = math.max(0, math.floor((vim.o.columns - width - 2) / 2)),
+    footer = '',
   }
-  if rows > height then
-    new.footer = H.truncate(view.footers[#view.footers], width)
+  if text > height then
+    config.footer = H.truncate(view.footers[#view.footers], width)
     for _, footer in ipairs(view.footers) do
       if vim.fn.strdisplaywidth(footer) <= width then
-        new.footer = footer
+        config.footer = footer
         break
       end
     end
-    new.footer_pos = 'center'
-  else
-    new.footer = ''
+    config.footer_pos = 'center'
   end
-  vim.api.nvim_win_set_config(win, new)
+  vim.api.nvim_win_set_config(win, config)
 end
 
 function H.border()
@@ -499,7 +492,7 @@ function H.render_permission(entry)
   view.footers = {
     ' ↓ more · o once · a always · d deny · r reason ',
     ' o once · a always · d deny · r reason ',
-    ' o once a always d deny r reason ',
+    ' o once·a always·d deny·r reason ',
     ' o/a/d/r ',
   }
   view.cursor = 1

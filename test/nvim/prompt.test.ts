@@ -1,0 +1,379 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+
+/**
+ * Helpers loaded in every Neovim: requests whose callbacks record into `_G.got`, and a window
+ * split so that "focus goes back" has a window other than the first one to go back to.
+ */
+const PRELUDE = `
+  _G.got = {}
+  _G.P = require('agent.ui.prompt')
+  function _G.perm(id, extra)
+    local req = vim.tbl_extend('force', { id = id, tool = 'shell', summary = 'Run npm test', pattern = 'npm test*' }, extra or {})
+    P.permission(req, function(decision) table.insert(_G.got, { id = id, value = decision }) end)
+  end
+  function _G.ask(id, question, options)
+    P.ask({ id = id, question = question, options = options }, function(answer)
+      table.insert(_G.got, { id = id, value = answer })
+    end)
+  end
+  function _G.snapshot()
+    local win = P.win()
+    local buf = win and vim.api.nvim_win_get_buf(win)
+    return {
+      visible = P.visible() or vim.NIL,
+      pending = P.pending(),
+      lines = buf and vim.api.nvim_buf_get_lines(buf, 0, -1, false) or {},
+      filetype = buf and vim.bo[buf].filetype or '',
+      focused = win ~= nil and vim.api.nvim_get_current_win() == win,
+      current = vim.api.nvim_get_current_win(),
+      wins = #vim.api.nvim_list_wins(),
+    }
+  end
+  vim.cmd('vsplit')
+  _G.origin = vim.api.nvim_get_current_win()
+`;
+
+interface Snapshot {
+  visible: string | null;
+  pending: string[];
+  lines: string[];
+  filetype: string;
+  focused: boolean;
+  current: number;
+  wins: number;
+}
+
+interface Got {
+  id: string;
+  value: unknown;
+}
+
+const DIFF = [
+  'diff --git a/src/sum.lua b/src/sum.lua',
+  '--- a/src/sum.lua',
+  '+++ b/src/sum.lua',
+  '@@ -1,3 +1,3 @@',
+  ' local function add(a, b)',
+  '-  return a - b',
+  '+  return a + b',
+  ' end',
+  '',
+].join('\n');
+
+describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim;
+  beforeEach(async () => {
+    t = await startNvim({ init: PRELUDE });
+  });
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  const snapshot = () => t.lua<Snapshot>('return snapshot()');
+  const got = () => t.lua<Got[]>('return _G.got');
+  const origin = () => t.lua<number>('return _G.origin');
+  /** Runs keys to completion before returning (feedkeys with the 'x' flag). */
+  const keys = (k: string) =>
+    t.lua(`vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(..., true, false, true), 'xt', false)`, [k]);
+  const gotCount = (n: number) =>
+    waitFor(async () => ((await got()).length >= n ? got() : undefined), 5000, `${n} answers`);
+
+  it('shows a permission with its diff in an agent-prompt float and allows once by key', async () => {
+    await t.lua(
+      `perm('p1', { tool = 'edit', summary = 'Edit src/sum.lua', pattern = 'src/sum.lua', diff = ..., paths = { 'src/sum.lua' } })`,
+      [DIFF],
+    );
+    const shown = await snapshot();
+    expect(shown.visible).toBe('p1');
+    expect(shown.filetype).toBe('agent-prompt');
+    expect(shown.focused).toBe(true);
+    expect(shown.lines[0]).toBe('Edit src/sum.lua');
+    expect(shown.lines).toContain('File: src/sum.lua');
+    expect(shown.lines).toContain('-  return a - b');
+    expect(shown.lines).toContain('+  return a + b');
+    const hint = shown.lines.at(-1) as string;
+    expect(hint).toContain('o allow once');
+    expect(hint).toContain('a always allow: src/sum.lua');
+    expect(hint).toContain('r deny with a reason');
+
+    const look = await t.lua<Record<string, unknown>>(`
+      local win = P.win()
+      local buf = vim.api.nvim_win_get_buf(win)
+      local config = vim.api.nvim_win_get_config(win)
+      local title = type(config.title) == 'table' and config.title[1][1] or config.title
+      local ns = vim.api.nvim_get_namespaces()['agent.prompt']
+      local by_line = {}
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+        local group = m[4].line_hl_group
+        if group then by_line[vim.api.nvim_buf_get_lines(buf, m[2], m[2] + 1, false)[1]] = group end
+      end
+      return {
+        relative = config.relative,
+        border = config.border ~= nil and config.border ~= 'none',
+        title = title,
+        added = by_line['+  return a + b'],
+        removed = by_line['-  return a - b'],
+        hunk = by_line['@@ -1,3 +1,3 @@'],
+        context = by_line[' end'] or false,
+        modifiable = vim.bo[buf].modifiable,
+        add_link = vim.api.nvim_get_hl(0, { name = 'AgentPromptDiffAdd' }).link,
+      }`);
+    expect(look).toEqual({
+      relative: 'editor',
+      border: true,
+      title: ' Allow edit? ',
+      added: 'AgentPromptDiffAdd',
+      removed: 'AgentPromptDiffDelete',
+      hunk: 'AgentPromptDiffHunk',
+      context: false,
+      modifiable: false,
+      add_link: 'DiffAdd',
+    });
+
+    await t.nvim.input('o');
+    expect(await gotCount(1)).toEqual([{ id: 'p1', value: 'once' }]);
+    const after = await snapshot();
+    expect(after.visible).toBeNull();
+    expect(after.pending).toEqual([]);
+    expect(after.current).toBe(await origin());
+    expect(after.wins).toBe(2);
+  });
+
+  it('maps every decision key, and answers each request exactly once', async () => {
+    const cases: [string, unknown][] = [
+      ['y', 'once'],
+      ['a', 'always'],
+      ['d', 'deny'],
+      ['n', 'deny'],
+      ['q', 'deny'],
+      ['<Esc>', 'deny'],
+    ];
+    for (const [i, [key]] of cases.entries()) {
+      await t.lua(`perm(...)`, [`k${i}`]);
+      await keys(key);
+      // A second key after the decision has no prompt to act on.
+      await keys('o');
+    }
+    expect(await got()).toEqual(cases.map(([, value], i) => ({ id: `k${i}`, value })));
+    expect((await snapshot()).current).toBe(await origin());
+  });
+
+  it('denies with a typed reason; an empty or cancelled reason goes back to the prompt', async () => {
+    await t.lua(`perm('r1')`);
+    await keys('r<CR>');
+    let now = await snapshot();
+    expect(now.visible).toBe('r1');
+    expect(now.focused).toBe(true);
+    await keys('r<Esc>');
+    expect((await snapshot()).visible).toBe('r1');
+    expect(await got()).toEqual([]);
+    // Through the real input line (vim.fn.input behind vim.ui.input), typed with nvim_input.
+    await t.nvim.input('r');
+    await t.nvim.input('touches prod<CR>');
+    expect(await gotCount(1)).toEqual([{ id: 'r1', value: { deny: 'touches prod' } }]);
+    now = await snapshot();
+    expect(now.visible).toBeNull();
+    expect(now.current).toBe(await origin());
+  });
+
+  it('ignores a reason that arrives after the prompt was answered or cancelled', async () => {
+    // An asynchronous vim.ui.input (as dressing or snacks provide): the reply comes later.
+    await t.lua(`
+      _G.confirms = {}
+      vim.ui.input = function(_, on_confirm) table.insert(_G.confirms, on_confirm) end
+      perm('late1'); perm('late2')`);
+    await keys('r');
+    await keys('o');
+    await t.lua(`_G.confirms[1]('too late')`);
+    await keys('r');
+    await t.lua(`P.cancel('late2'); _G.confirms[2]('also late')`);
+    expect(await got()).toEqual([{ id: 'late1', value: 'once' }]);
+    expect((await snapshot()).pending).toEqual([]);
+  });
+
+  it('queues requests, shows them in order, and cancels without calling back', async () => {
+    await t.lua(`
+      perm('q1')
+      ask('q2', 'Which database?', { 'sqlite', 'postgres' })
+      perm('q3', { tool = 'write', summary = 'Write notes.md', pattern = 'notes.md' })
+      perm('q4')`);
+    let now = await snapshot();
+    expect(now.visible).toBe('q1');
+    expect(now.pending).toEqual(['q1', 'q2', 'q3', 'q4']);
+    expect(now.wins).toBe(3);
+    expect(await t.lua(`return P.cancel('q4')`)).toBe(true);
+    expect(await t.lua(`return P.cancel('nope')`)).toBe(false);
+    await t.nvim.input('d');
+    await gotCount(1);
+    now = await snapshot();
+    expect(now.visible).toBe('q2');
+    expect(now.focused).toBe(true);
+    expect(now.lines[0]).toBe('Which database?');
+    await keys('2');
+    now = await snapshot();
+    expect(now.visible).toBe('q3');
+    expect(now.pending).toEqual(['q3']);
+    // Cancelling the visible prompt closes it and hands focus back.
+    await t.lua(`P.cancel('q3')`);
+    now = await snapshot();
+    expect(now.visible).toBeNull();
+    expect(now.wins).toBe(2);
+    expect(now.current).toBe(await origin());
+    expect(await got()).toEqual([
+      { id: 'q1', value: 'deny' },
+      { id: 'q2', value: 'postgres' },
+    ]);
+    await t.lua(`perm('c1'); perm('c2'); P.cancel_all()`);
+    expect((await snapshot()).pending).toEqual([]);
+    expect(await got()).toHaveLength(2);
+  });
+
+  it('asks a question: numbered options, <CR> on a row, j/k between rows, typed answers', async () => {
+    await t.lua(`ask('a1', 'Which test runner?', { 'vitest', 'jest', 'mocha' })`);
+    const shown = await snapshot();
+    expect(shown.filetype).toBe('agent-prompt');
+    expect(shown.lines.slice(0, 6)).toEqual([
+      'Which test runner?',
+      '',
+      ' 1  vitest',
+      ' 2  jest',
+      ' 3  mocha',
+      ' i  Type your own answer…',
+    ]);
+    const hint = shown.lines.at(-1) as string;
+    expect(hint).toContain('1-3/<CR> pick');
+    expect(hint).toContain("Esc hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
+    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(3);
+    await keys('jj');
+    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(5);
+    await keys('jjj');
+    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(6);
+    await keys('kk');
+    await t.nvim.input('<CR>');
+    expect(await gotCount(1)).toEqual([{ id: 'a1', value: 'jest' }]);
+
+    await t.lua(`ask('a2', 'Name?', { 'foo', 'bar' })`);
+    await keys('i<CR>'); // empty: back to the question
+    expect((await snapshot()).visible).toBe('a2');
+    await keys('c  <Esc>'); // cancelled: back again
+    expect((await snapshot()).visible).toBe('a2');
+    await t.nvim.input('i');
+    await t.nvim.input('baz qux<CR>');
+    await gotCount(2);
+
+    await t.lua(`ask('a3', 'Pick', { 'one', 'two' })`);
+    await keys('G');
+    await keys('k'); // the free-text row
+    await keys('<CR>custom<CR>');
+    expect((await got()).slice(1)).toEqual([
+      { id: 'a2', value: 'baz qux' },
+      { id: 'a3', value: 'custom' },
+    ]);
+    expect((await snapshot()).current).toBe(await origin());
+  });
+
+  it('Esc hides a question; reopen() brings it back and the queue waits behind it', async () => {
+    await t.lua(`ask('h1', 'Continue?', { 'yes', 'no' }); perm('h2')`);
+    await keys('<Esc>');
+    let now = await snapshot();
+    expect(now.visible).toBeNull();
+    expect(now.pending).toEqual(['h1', 'h2']);
+    expect(now.current).toBe(await origin());
+    expect(now.wins).toBe(2);
+    expect(await got()).toEqual([]);
+    expect(await t.lua(`return P.reopen()`)).toBe(true);
+    now = await snapshot();
+    expect(now.visible).toBe('h1');
+    expect(now.focused).toBe(true);
+    await keys('1');
+    now = await snapshot();
+    expect(now.visible).toBe('h2');
+    await keys('a');
+    expect(await got()).toEqual([
+      { id: 'h1', value: 'yes' },
+      { id: 'h2', value: 'always' },
+    ]);
+    expect(await t.lua(`return P.reopen()`)).toBe(false);
+    expect((await snapshot()).current).toBe(await origin());
+  });
+
+  it('closing the float with :q or <C-w>c hides the prompt instead of answering it', async () => {
+    await t.lua(`perm('w1')`);
+    await keys(':q<CR>');
+    let now = await waitFor(async () => {
+      const s = await snapshot();
+      return s.current === (await origin()) ? s : undefined;
+    });
+    expect(now.visible).toBeNull();
+    expect(now.pending).toEqual(['w1']);
+    expect(await got()).toEqual([]);
+    await t.lua(`P.reopen()`);
+    expect((await snapshot()).visible).toBe('w1');
+    await t.nvim.input('<C-w>c');
+    now = await waitFor(async () => {
+      const s = await snapshot();
+      return s.current === (await origin()) && s.visible === null ? s : undefined;
+    });
+    expect(now.pending).toEqual(['w1']);
+    await t.lua(`P.reopen()`);
+    await keys('n');
+    expect(await got()).toEqual([{ id: 'w1', value: 'deny' }]);
+    // A cancelled hidden prompt lets the next one show.
+    await t.lua(`perm('w2'); perm('w3')`);
+    await keys(':close<CR>');
+    await t.lua(`P.cancel('w2')`);
+    expect((await snapshot()).visible).toBe('w3');
+  });
+
+  it('fits a tiny 40x12 editor, scrolls long content and re-centers on resize', async () => {
+    const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+    const diff = Array.from({ length: 200 }, (_, i) => `+line ${i}`).join('\n');
+    await t.lua(`vim.o.columns = 40; vim.o.lines = 12`);
+    await t.lua(`perm('t1', { summary = ..., diff = ... })`, [long, diff]);
+    const geometry = `
+      local c = vim.api.nvim_win_get_config(P.win())
+      local footer = type(c.footer) == 'table' and (c.footer[1] or {})[1] or c.footer
+      return { row = c.row, col = c.col, width = c.width, height = c.height, footer = footer or '',
+        columns = vim.o.columns, avail = vim.o.lines - vim.o.cmdheight }`;
+    const small = await t.lua<Record<string, number | string>>(geometry);
+    const fits = (g: Record<string, number | string>) => {
+      expect(g.row).toBeGreaterThanOrEqual(0);
+      expect(g.col).toBeGreaterThanOrEqual(0);
+      expect((g.row as number) + (g.height as number) + 2).toBeLessThanOrEqual(g.avail as number);
+      expect((g.col as number) + (g.width as number) + 2).toBeLessThanOrEqual(g.columns as number);
+    };
+    fits(small);
+    expect(small.columns).toBe(40);
+    // The hint line is scrolled out of view, so the footer carries the keys.
+    expect(small.footer).toBe(' o once·a always·d deny·r reason ');
+    await keys('G');
+    const scrolled = await t.lua<number>(`return vim.fn.line('w0', P.win())`);
+    expect(scrolled).toBeGreaterThan(1);
+
+    await t.lua(`vim.o.columns = 120; vim.o.lines = 40`);
+    const big = await t.lua<Record<string, number>>(geometry);
+    fits(big);
+    expect(big.col).toBe(Math.floor((120 - big.width - 2) / 2));
+    expect(big.row).toBe(Math.floor((big.avail - big.height - 2) / 2));
+    expect(big.width).toBeGreaterThan(small.width as number);
+    await keys('o');
+    expect(await got()).toEqual([{ id: 't1', value: 'once' }]);
+  });
+
+  it('a short prompt has no footer and gives Insert mode back after the answer', async () => {
+    await t.lua(
+      `vim.cmd('enew'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'abc' }); vim.cmd('startinsert!')`,
+    );
+    await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'i');
+    await t.lua(`ask('m1', 'Ok?', { 'yes', 'no' })`);
+    await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'n');
+    const footer = await t.lua<unknown>(`return vim.api.nvim_win_get_config(P.win()).footer or ''`);
+    expect(footer === '' || (Array.isArray(footer) && footer.length === 0)).toBe(true);
+    await t.nvim.input('2');
+    await gotCount(1);
+    await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'i');
+    await t.nvim.input('d');
+    await waitFor(async () => (await t.lua<string>(`return vim.api.nvim_get_current_line()`)) === 'abcd');
+  });
+});
