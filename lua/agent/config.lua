@@ -32,6 +32,7 @@ M.provider_types = {
 ---@field host 'job'|'rplugin'
 ---@field window agent.WindowConfig
 ---@field log_level 'debug'|'info'|'warn'|'error'
+---@field max_steps integer model requests one prompt may take
 M.defaults = {
   providers = {},
   model = nil,
@@ -43,6 +44,7 @@ M.defaults = {
   host = 'job',
   window = { layout = 'split', side = 'right', width = 0.4, height = 0.8, input_height = 5 },
   log_level = 'info',
+  max_steps = 50,
 }
 
 -- Each entry: expected type(s), and for strings an optional set of allowed values.
@@ -63,6 +65,7 @@ H.schema = {
   ['window.height'] = { types = { 'number' } },
   ['window.input_height'] = { types = { 'number' } },
   log_level = { types = { 'string' }, one_of = { 'debug', 'info', 'warn', 'error' } },
+  max_steps = { types = { 'number' } },
 }
 
 H.provider_schema = {

@@ -241,6 +241,7 @@ function H.host_config()
     mode = cfg.mode,
     permissions = cfg.permissions,
     auto_approve = cfg.auto_approve,
+    max_steps = cfg.max_steps,
     cwd = vim.fn.getcwd(),
   }
 end

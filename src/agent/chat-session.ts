@@ -172,6 +172,7 @@ export class ChatSession {
           todos: this.todos,
         },
         sink,
+        maxSteps: this.config.max_steps,
         buildCommand: this.projectString('build_command'),
       });
       if (completion.error) completion.error = redact(completion.error);

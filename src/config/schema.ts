@@ -35,6 +35,8 @@ export const hostConfigSchema = z.object({
   permissions: z.array(z.record(z.string(), z.unknown())).default([]),
   auto_approve: z.union([z.boolean(), z.literal('edits')]).default(false),
   cwd: z.string().optional(),
+  /** Steps (model requests) one prompt may take before it stops with outcome "budget". */
+  max_steps: z.number().int().min(1).max(1000).default(50),
   /** `.agent/config.json` of the project, sent only once the user trusted it (vim.secure.read). */
   project: z.record(z.string(), z.unknown()).optional(),
 });

@@ -62,8 +62,14 @@ describe('ChatSession', () => {
     };
     expect(body.model).toBe('my-model');
     expect(body.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(JSON.stringify(body.messages[0])).toContain('Mode: ask. Project root: /project.');
-    expect(chat.status()).toMatchObject({ model: 'local/my-model', running: false, messages: 4 });
+    expect(JSON.stringify(body.messages[0])).toContain('Mode: ask.');
+    expect(JSON.stringify(body.messages[0])).toContain('Project root: /project.');
+    expect(chat.status()).toMatchObject({
+      model: 'local/my-model',
+      running: false,
+      messages: 4,
+      mode: 'ask',
+    });
   });
 
   it('tells the user what to configure when no provider exists anywhere', async () => {
