@@ -36,7 +36,11 @@ export function buildChatRequest(req: ModelRequest, opts: ChatRequestOptions): J
     opts.textTools && req.tools.length ? `${req.system}\n\n${textToolsPrompt(req.tools)}` : req.system;
   const messages: Json[] = [];
   if (system) messages.push({ role: 'system', content: system });
-  for (const m of fromLastSummary(req.messages)) appendMessage(messages, m, opts, callId);
+  const history = fromLastSummary(req.messages);
+  const turnStart = history.findLastIndex((m) => m.role === 'user');
+  history.forEach((m, i) => {
+    appendMessage(messages, m, opts, callId, i > turnStart);
+  });
 
   const body: Json = { model: req.model, messages, stream: true };
   if (opts.streamUsage) body.stream_options = { include_usage: true };
@@ -55,6 +59,7 @@ function appendMessage(
   m: Message,
   opts: ChatRequestOptions,
   callId: (id: string) => string,
+  currentTurn: boolean,
 ): void {
   if (m.role === 'user') {
     out.push({ role: 'user', content: m.text });
@@ -72,7 +77,11 @@ function appendMessage(
   const msg: Json = { role: 'assistant', content: m.text || (m.toolCalls.length ? null : '') };
   if (own && m.replay?.provider === opts.providerId) {
     const data = m.replay.data;
-    if (typeof data.reasoning_content === 'string') msg.reasoning_content = data.reasoning_content;
+    // DeepSeek (and Kimi) want their reasoning back only inside the tool loop of the current turn;
+    // older DeepSeek reasoners reject it anywhere else.
+    if (typeof data.reasoning_content === 'string' && currentTurn && m.toolCalls.length) {
+      msg.reasoning_content = data.reasoning_content;
+    }
     if (Array.isArray(data.reasoning_details)) msg.reasoning_details = data.reasoning_details;
   }
   if (m.toolCalls.length) {

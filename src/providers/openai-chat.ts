@@ -55,8 +55,18 @@ export class OpenAIChatProvider implements Provider {
         const page = await client.models.list({ signal });
         return page.data as unknown as Json[];
       },
-      nativeContext: (model, signal) =>
-        discoverNativeContext(opts.flavor, opts.baseUrl, model, opts.config.headers ?? {}, signal),
+      nativeContext: async (model, signal) => {
+        // Servers started with an API key (vLLM, llama.cpp --api-key) guard their native routes too.
+        const key = await opts.apiKey().catch(() => undefined);
+        const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+        return discoverNativeContext(
+          opts.flavor,
+          opts.baseUrl,
+          model,
+          { ...auth, ...opts.config.headers },
+          signal,
+        );
+      },
     });
   }
 
@@ -157,8 +167,10 @@ export class OpenAIChatProvider implements Provider {
     const client = await this.getClient();
     const link = linkAbort(signal, this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS);
     try {
-      if (!textTools && this.usesResponses(req.model)) yield* streamResponses(client, req, this.id, link);
-      else yield* this.chatCompletion(client, req, textTools, link);
+      if (!textTools && this.usesResponses(req.model)) {
+        const maxTokens = req.maxTokens ?? modelOptions(this.opts.config, req.model).max_tokens;
+        yield* streamResponses(client, maxTokens ? { ...req, maxTokens } : req, this.id, link);
+      } else yield* this.chatCompletion(client, req, textTools, link);
     } catch (err) {
       if (link.timedOut() && !signal.aborted) {
         throw new ProviderError(
@@ -178,7 +190,8 @@ export class OpenAIChatProvider implements Provider {
     textTools: boolean,
     link: AbortLink,
   ): AsyncIterable<ProviderEvent> {
-    const body = buildChatRequest(req, {
+    const maxTokens = req.maxTokens ?? modelOptions(this.opts.config, req.model).max_tokens;
+    const body = buildChatRequest(maxTokens ? { ...req, maxTokens } : req, {
       providerId: this.id,
       textTools,
       shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),

@@ -150,6 +150,12 @@ describe('chat completions adapter', () => {
     await runStream(other, request({ messages: history.messages }));
     const forOther = (lastBody(server).messages as Json[])[2];
     expect(forOther).not.toHaveProperty('reasoning_content');
+    // Nor does the same provider once the turn is over.
+    commitAssistant(history, must(second.message));
+    appendUser(history, 'next question');
+    server.push({ text: 'y' });
+    await runStream(provider, request({ messages: history.messages }));
+    expect((lastBody(server).messages as Json[])[2]).not.toHaveProperty('reasoning_content');
   });
 
   it('keeps OpenRouter reasoning once and Gemini thought signatures per call', async () => {
