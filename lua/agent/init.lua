@@ -200,6 +200,7 @@ function H.wire()
   if not H.state.configured then M.setup({}) end
   local chat, rpc, events = require('agent.ui.chat'), require('agent.rpc'), require('agent.events')
   chat.setup({ on_submit = function(text) M.send(text) end, on_help = H.show_help })
+  require('agent.ui.prompt').setup({ reopen_hint = ':Agent prompt' })
   rpc.on('run_started', function(p)
     H.state.active_model = p.model
     chat.begin_assistant(p.id, p.model)
@@ -233,6 +234,7 @@ function H.wire()
     end)
   end)
   rpc.on('exit', function()
+    vim.schedule(function() require('agent.ui.prompt').cancel_all() end)
     if H.state.running then
       -- Scheduled: on_exit runs in a fast event where buffers cannot be edited.
       local id = H.state.running

@@ -48,6 +48,7 @@ H.state = {
   queue = {}, ---@type agent.PromptEntry[] the head is the visible or hidden prompt
   win = nil, ---@type integer|nil
   buf = nil, ---@type integer|nil
+  view = nil, ---@type agent.PromptView|nil
   hidden = false, -- the head was dismissed by the user and waits for reopen()
   origin = nil, ---@type { win: integer, insert: boolean, cursor: integer[], eol: boolean }|nil
   deferred = false, -- a show waits for the command line to close
@@ -121,11 +122,12 @@ end
 
 --- Removes every prompt without calling any callback (a stop, or the host went away).
 function M.cancel_all()
+  local head = H.state.queue[1]
   for _, entry in ipairs(H.state.queue) do
     entry.done = true
   end
-  H.state.queue = { H.state.queue[1] }
-  if H.state.queue[1] then H.advance() end
+  H.state.queue = { head }
+  if head then H.advance() end
 end
 
 --- Shows the hidden prompt again (or focuses the visible one).
@@ -268,12 +270,12 @@ function H.show()
   else
     H.map_ask(buf, entry)
   end
-  H.watch(win)
+  H.watch(win, buf)
 end
 
 --- Closes the prompt window without treating it as the user hiding it.
 function H.close_win()
-  vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = { 'WinClosed', 'VimResized' } })
+  vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = { 'WinClosed', 'VimResized', 'BufWipeout' } })
   local win = H.state.win
   H.state.win, H.state.buf, H.state.view = nil, nil, nil
   if win and vim.api.nvim_win_is_valid(win) then pcall(vim.api.nvim_win_close, win, true) end
@@ -287,21 +289,22 @@ function H.hide()
   H.restore_focus()
 end
 
-function H.watch(win)
-  vim.api.nvim_create_autocmd('WinClosed', {
-    group = H.state.augroup,
-    pattern = tostring(win),
-    once = true,
-    callback = function()
-      if H.state.win ~= win then return end
-      -- Closed by :q, <C-w>c or :only: hidden, not answered. Windows cannot change inside
-      -- WinClosed, so focus goes back on the next tick.
-      H.state.hidden = true
-      H.state.win, H.state.buf, H.state.view = nil, nil, nil
-      vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = 'VimResized' })
-      vim.schedule(H.restore_focus)
-    end,
-  })
+--- Losing the window (:q, <C-w>c, :only) or its buffer (:edit in the float, :bwipeout) hides the
+--- prompt: it is not an answer.
+function H.watch(win, buf)
+  local function lost()
+    if H.state.win ~= win then return end
+    H.state.hidden = true
+    H.state.win, H.state.buf, H.state.view = nil, nil, nil
+    vim.api.nvim_clear_autocmds({ group = H.state.augroup, event = { 'WinClosed', 'VimResized', 'BufWipeout' } })
+    -- Windows cannot change inside these autocmds; tidy up on the next tick.
+    vim.schedule(function()
+      if vim.api.nvim_win_is_valid(win) then pcall(vim.api.nvim_win_close, win, true) end
+      H.restore_focus()
+    end)
+  end
+  vim.api.nvim_create_autocmd('WinClosed', { group = H.state.augroup, pattern = tostring(win), once = true, callback = lost })
+  vim.api.nvim_create_autocmd('BufWipeout', { group = H.state.augroup, buffer = buf, once = true, callback = lost })
   vim.api.nvim_create_autocmd('VimResized', {
     group = H.state.augroup,
     callback = function()
@@ -622,7 +625,7 @@ function H.read_text(entry, opts, on_text)
   vim.ui.input(opts, function(text)
     if entry.done then return end
     if text and vim.trim(text) ~= '' then
-      on_text(text)
+      on_text(vim.trim(text))
     elseif H.state.queue[1] == entry then
       if H.win_valid() then
         pcall(vim.api.nvim_set_current_win, H.state.win)
