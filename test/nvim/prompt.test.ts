@@ -131,6 +131,12 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
       add_link: 'DiffAdd',
     });
 
+    // Visit the other split and come back, so that Neovim's own "previous window" is not the one
+    // the user came from.
+    await t.lua(`
+      local other = vim.tbl_filter(function(w) return w ~= _G.origin and w ~= P.win() end, vim.api.nvim_list_wins())[1]
+      vim.api.nvim_set_current_win(other)
+      vim.api.nvim_set_current_win(P.win())`);
     await t.nvim.input('o');
     expect(await gotCount(1)).toEqual([{ id: 'p1', value: 'once' }]);
     const after = await snapshot();
@@ -316,9 +322,20 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
       return s.current === (await origin()) && s.visible === null ? s : undefined;
     });
     expect(now.pending).toEqual(['w1']);
+    // Replacing the float's buffer (:enew in it) also only hides the prompt.
     await t.lua(`P.reopen()`);
+    await keys(':enew<CR>');
+    now = await waitFor(async () => {
+      const s = await snapshot();
+      return s.current === (await origin()) && s.wins === 2 ? s : undefined;
+    });
+    expect(now.pending).toEqual(['w1']);
+    // The command the hint line names.
+    await keys(":lua require('agent.ui.prompt').reopen()<CR>");
+    expect((await snapshot()).focused).toBe(true);
     await keys('n');
     expect(await got()).toEqual([{ id: 'w1', value: 'deny' }]);
+    expect((await snapshot()).current).toBe(await origin());
     // A cancelled hidden prompt lets the next one show.
     await t.lua(`perm('w2'); perm('w3')`);
     await keys(':close<CR>');
