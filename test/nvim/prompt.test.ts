@@ -146,6 +146,18 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(after.wins).toBe(2);
   });
 
+  it('takes JSON nulls from the host as absent optional fields', async () => {
+    await t.lua(`perm('null1', { diff = vim.NIL, paths = vim.NIL, pattern = vim.NIL })`);
+    const shown = await snapshot();
+    expect(shown.lines).toEqual([
+      'Run npm test',
+      '',
+      'o allow once · a always allow: any shell call · d/Esc deny · r deny with a reason',
+    ]);
+    await keys('a');
+    expect(await got()).toEqual([{ id: 'null1', value: 'always' }]);
+  });
+
   it('maps every decision key, and answers each request exactly once', async () => {
     const cases: [string, unknown][] = [
       ['y', 'once'],

@@ -74,6 +74,7 @@ function M.permission(req, on_decision)
     req = { req, 'table' },
     on_decision = { on_decision, 'function' },
   })
+  req = H.without_nil(req)
   vim.validate({
     ['req.id'] = { req.id, 'string' },
     ['req.tool'] = { req.tool, 'string' },
@@ -94,6 +95,7 @@ function M.ask(req, on_answer)
     req = { req, 'table' },
     on_answer = { on_answer, 'function' },
   })
+  req = H.without_nil(req)
   vim.validate({
     ['req.id'] = { req.id, 'string' },
     ['req.question'] = { req.question, 'string' },
@@ -164,6 +166,18 @@ end
 function M.win() return H.win_valid() and H.state.win or nil end
 
 -- Queue --------------------------------------------------------------------------------------
+
+--- Requests decoded from the host carry `vim.NIL` for JSON nulls; optional fields become nil.
+---@generic T: table
+---@param req T
+---@return T
+function H.without_nil(req)
+  local copy = {}
+  for key, value in pairs(req) do
+    if value ~= vim.NIL then copy[key] = value end
+  end
+  return copy
+end
 
 ---@param entry agent.PromptEntry
 function H.enqueue(entry)
