@@ -1,7 +1,8 @@
 /**
  * Anthropic Messages adapter over `@anthropic-ai/sdk`: text, thinking (kept with its signature
- * for replay), tool_use with streamed `input_json_delta`, usage, stop reasons. The raw event
- * stream is read (not MessageStream) so a reply counts only once `message_stop` arrived.
+ * for replay), tool_use with streamed `input_json_delta`, usage, stop reasons. The SDK does the
+ * HTTP, auth and error mapping; the event stream is read raw, one network read at a time (not
+ * through MessageStream), so a reply counts only once `message_stop` arrived.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { FinishReason, Usage } from '../history/types.js';
@@ -9,12 +10,14 @@ import { linkAbort } from './abort-link.js';
 import { buildAnthropicRequest, defaultMaxTokens } from './anthropic-request.js';
 import { buildAssistantMessage, type DraftCall } from './assistant-message.js';
 import { mapFinishReason } from './chat-accumulator.js';
+import { coalesceEvents } from './coalesce-events.js';
 import { ModelCatalog } from './model-catalog.js';
 import type { Price } from './model-table.js';
 import type { ModelInfo, ModelRequest, Provider, ProviderEvent } from './provider.js';
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
+import { SseParser } from './sse-reader.js';
 import { holdBackMarkup } from './text-stream-filter.js';
 
 type Json = Record<string, unknown>;
@@ -29,6 +32,7 @@ export interface AnthropicOptions {
 const DEFAULT_TIMEOUT_MS = 600_000;
 
 interface OpenBlock {
+  index: number;
   type: string;
   text: string;
   json: string;
@@ -118,72 +122,97 @@ export class AnthropicProvider implements Provider {
     });
     const link = linkAbort(signal, this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS);
     const filter = textTools ? holdBackMarkup() : undefined;
+    // Blocks by index; a block is complete when the message is (message_stop is the commit point).
     const blocks = new Map<number, OpenBlock>();
-    const done: OpenBlock[] = [];
     const usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
     let stopReason: string | undefined;
     let sawStop = false;
     let calls = 0;
-    try {
-      const stream = await client.messages.create(body as unknown as Anthropic.MessageCreateParamsStreaming, {
-        signal: link.signal,
-      });
-      for await (const raw of stream) {
-        link.touch();
-        const event = raw as unknown as Json;
-        switch (event.type) {
-          case 'message_start':
-            readUsage(usage, (event.message as Json | undefined)?.usage as Json | undefined);
-            break;
-          case 'content_block_start': {
-            const cb = (event.content_block ?? {}) as Json;
-            const block: OpenBlock = { type: String(cb.type), text: '', json: '', signature: '' };
-            if (cb.type === 'tool_use') {
-              block.id = String(cb.id ?? '');
-              block.name = String(cb.name ?? '');
-              block.callIndex = calls++;
-              yield { type: 'tool_call_start', index: block.callIndex, id: block.id, name: block.name };
-            } else if (cb.type === 'redacted_thinking') {
-              block.data = String(cb.data ?? '');
-            } else if (typeof cb.text === 'string') {
-              block.text = cb.text;
-            }
-            blocks.set(Number(event.index), block);
-            break;
+    const handle = (event: Json, out: ProviderEvent[]) => {
+      switch (event.type) {
+        case 'message_start':
+          readUsage(usage, (event.message as Json | undefined)?.usage as Json | undefined);
+          break;
+        case 'content_block_start': {
+          const cb = (event.content_block ?? {}) as Json;
+          const block: OpenBlock = {
+            index: Number(event.index),
+            type: String(cb.type),
+            text: '',
+            json: '',
+            signature: '',
+          };
+          if (cb.type === 'tool_use') {
+            block.id = String(cb.id ?? '');
+            block.name = String(cb.name ?? '');
+            block.callIndex = calls++;
+            out.push({ type: 'tool_call_start', index: block.callIndex, id: block.id, name: block.name });
+          } else if (cb.type === 'redacted_thinking') {
+            block.data = String(cb.data ?? '');
+          } else if (typeof cb.text === 'string') {
+            block.text = cb.text;
           }
-          case 'content_block_delta': {
-            const block = blocks.get(Number(event.index));
-            const d = (event.delta ?? {}) as Json;
-            if (!block) break;
-            if (d.type === 'text_delta' && typeof d.text === 'string') {
-              block.text += d.text;
-              const visible = filter ? filter.push(d.text) : d.text;
-              if (visible) yield { type: 'text', text: visible };
-            } else if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
-              block.text += d.thinking;
-              yield { type: 'reasoning', text: d.thinking };
-            } else if (d.type === 'signature_delta' && typeof d.signature === 'string') {
-              block.signature += d.signature;
-            } else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
-              block.json += d.partial_json;
-              yield { type: 'tool_call_delta', index: block.callIndex ?? 0, argumentsDelta: d.partial_json };
-            }
-            break;
-          }
-          case 'content_block_stop': {
-            const block = blocks.get(Number(event.index));
-            if (block) done.push(block);
-            blocks.delete(Number(event.index));
-            break;
-          }
-          case 'message_delta':
-            stopReason = ((event.delta as Json | undefined)?.stop_reason as string | undefined) ?? stopReason;
-            readUsage(usage, event.usage as Json | undefined);
-            break;
-          case 'message_stop':
-            sawStop = true;
-            break;
+          blocks.set(block.index, block);
+          break;
         }
+        case 'content_block_delta': {
+          const block = blocks.get(Number(event.index));
+          const d = (event.delta ?? {}) as Json;
+          if (!block) break;
+          if (d.type === 'text_delta' && typeof d.text === 'string') {
+            block.text += d.text;
+            const visible = filter ? filter.push(d.text) : d.text;
+            if (visible) out.push({ type: 'text', text: visible });
+          } else if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
+            block.text += d.thinking;
+            out.push({ type: 'reasoning', text: d.thinking });
+          } else if (d.type === 'signature_delta' && typeof d.signature === 'string') {
+            block.signature += d.signature;
+          } else if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
+            block.json += d.partial_json;
+            out.push({
+              type: 'tool_call_delta',
+              index: block.callIndex ?? 0,
+              argumentsDelta: d.partial_json,
+            });
+          }
+          break;
+        }
+        case 'message_delta':
+          stopReason = ((event.delta as Json | undefined)?.stop_reason as string | undefined) ?? stopReason;
+          readUsage(usage, event.usage as Json | undefined);
+          break;
+        case 'message_stop':
+          sawStop = true;
+          break;
+        case 'error':
+          throw streamError(event, this.id);
+      }
+    };
+    try {
+      const response = await client.messages
+        .create(body as unknown as Anthropic.MessageCreateParamsStreaming, { signal: link.signal })
+        .asResponse();
+      if (!response.body) throw new ProviderError('invalid_response', `${this.id} answered without a body.`);
+      const parser = new SseParser();
+      for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+        link.touch();
+        const out: ProviderEvent[] = [];
+        for (const sse of parser.push(bytes)) {
+          if (!sse.data) continue;
+          let event: Json;
+          try {
+            event = JSON.parse(sse.data) as Json;
+          } catch {
+            throw new ProviderError(
+              'invalid_response',
+              `${this.id} sent a malformed stream event; nothing was applied.`,
+            );
+          }
+          handle(sse.event === 'error' ? { ...event, type: 'error' } : event, out);
+        }
+        for (const event of coalesceEvents(out)) yield event;
+        if (sawStop) break;
       }
     } catch (err) {
       if (link.timedOut() && !signal.aborted) {
@@ -214,7 +243,7 @@ export class AnthropicProvider implements Provider {
     const thinking: Json[] = [];
     let text = '';
     let reasoning = '';
-    for (const b of done) {
+    for (const b of [...blocks.values()].sort((x, y) => x.index - y.index)) {
       if (b.type === 'text') text += b.text;
       else if (b.type === 'thinking') {
         reasoning += b.text;
@@ -270,4 +299,19 @@ function readUsage(usage: Usage, u: Json | undefined): void {
   usage.output = n(u.output_tokens) ?? usage.output;
   usage.cacheRead = n(u.cache_read_input_tokens) ?? usage.cacheRead;
   usage.cacheWrite = n(u.cache_creation_input_tokens) ?? usage.cacheWrite;
+}
+
+/** An `event: error` inside a 200 stream (overloaded mid-reply is the common one). */
+function streamError(event: Json, providerId: string): ProviderError {
+  const e = (event.error ?? {}) as Json;
+  const type = String(e.type ?? '');
+  const message = String(e.message ?? 'unknown error');
+  const kind = /overloaded/.test(type)
+    ? 'overloaded'
+    : /rate_limit/.test(type)
+      ? 'rate_limit'
+      : /api_error/.test(type)
+        ? 'server'
+        : 'bad_request';
+  return new ProviderError(kind, `${providerId} reported an error mid-stream: ${message}`);
 }

@@ -138,6 +138,8 @@ describe('Anthropic adapter', () => {
           'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n',
           'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
         ],
+        // Separate reads: the text reaches the user before the error, so it is not retried.
+        delayMs: 20,
       },
       { text: 'long', finishReason: 'max_tokens' },
     ]);
@@ -148,6 +150,8 @@ describe('Anthropic adapter', () => {
     const midError = await runStream(provider, request());
     expect(midError.message).toBeUndefined();
     expect(midError.error?.kind).toBe('overloaded');
+    expect(midError.text).toBe('Hel');
+    expect(server.modelRequests()).toHaveLength(2);
     const long = await runStream(provider, request());
     expect(long.error?.message).toMatch(/max_tokens/);
   });
@@ -162,5 +166,63 @@ describe('Anthropic adapter', () => {
       ['claude-3-5-haiku-20241022', 200_000],
     ]);
     expect(provider.defaultModel).toBe('claude-sonnet-4-5');
+  });
+
+  it('keeps redacted thinking for replay and never shows it', async () => {
+    const start = {
+      id: 'm',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: 'c',
+      usage: { input_tokens: 5, output_tokens: 1 },
+    };
+    const { server, provider } = await serve([
+      {
+        events: [
+          { type: 'message_start', message: start },
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va' },
+          },
+          { type: 'content_block_stop', index: 0 },
+          {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 'toolu_9', name: 'shell', input: {} },
+          },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } },
+          { type: 'content_block_stop', index: 1 },
+          {
+            type: 'message_delta',
+            delta: { stop_reason: 'tool_use', stop_sequence: null },
+            usage: { output_tokens: 9 },
+          },
+          { type: 'message_stop' },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    await using _ = server;
+    const history = createHistory();
+    appendUser(history, 'run');
+    const first = await runStream(
+      provider,
+      request({ model: 'claude-sonnet-4-5', messages: history.messages }),
+    );
+    const message = must(first.message);
+    expect(first.reasoning).toBe('');
+    expect(message.toolCalls.map((c) => [c.id, c.arguments])).toEqual([['toolu_9', {}]]);
+    commitAssistant(history, message);
+    recordToolResult(history, message.id, 'toolu_9', { output: '' });
+    await runStream(provider, request({ model: 'claude-sonnet-4-5', messages: history.messages }));
+    const messages = lastBody(server).messages as Array<{ role: string; content: Json[] }>;
+    expect(messages[1]?.content[0]).toEqual({ type: 'redacted_thinking', data: 'EmwKAhgBEgy3va' });
+    expect(messages[2]?.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_9',
+      content: '(no output)',
+    });
   });
 });
