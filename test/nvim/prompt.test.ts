@@ -355,6 +355,26 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect((await snapshot()).visible).toBe('w3');
   });
 
+  it('waits for a command line being typed before taking focus', async () => {
+    await t.nvim.input(':let g:typed = 1');
+    await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'c');
+    await t.lua(`perm('cl1')`);
+    let now = await snapshot();
+    expect(now.visible).toBeNull();
+    expect(now.pending).toEqual(['cl1']);
+    await t.nvim.input('<CR>');
+    now = await waitFor(async () => {
+      const s = await snapshot();
+      return s.visible ? s : undefined;
+    });
+    expect(now.visible).toBe('cl1');
+    expect(now.focused).toBe(true);
+    expect(await t.lua<number>('return vim.g.typed')).toBe(1);
+    await keys('d');
+    expect(await got()).toEqual([{ id: 'cl1', value: 'deny' }]);
+    expect((await snapshot()).current).toBe(await origin());
+  });
+
   it('fits a tiny 40x12 editor, scrolls long content and re-centers on resize', async () => {
     const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
     const diff = Array.from({ length: 200 }, (_, i) => `+line ${i}`).join('\n');

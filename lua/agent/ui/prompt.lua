@@ -101,6 +101,7 @@ function M.ask(req, on_answer)
     ['req.question'] = { req.question, 'string' },
     ['req.options'] = { req.options, 'table', true },
   })
+  req.options = vim.tbl_map(tostring, req.options or {})
   H.enqueue({ kind = 'ask', id = req.id, req = req, callback = on_answer, done = false })
 end
 
@@ -228,26 +229,25 @@ function H.win_valid() return H.state.win ~= nil and vim.api.nvim_win_is_valid(H
 
 function H.show()
   local entry = H.state.queue[1]
-  if not entry or H.state.hidden or H.win_valid() then return end
-  -- A window cannot take focus from a command line being typed; show when it closes.
-  if vim.api.nvim_get_mode().mode:sub(1, 1) == 'c' then
-    if not H.state.deferred then
-      H.state.deferred = true
-      vim.api.nvim_create_autocmd('CmdlineLeave', {
-        group = H.state.augroup,
-        once = true,
-        callback = function()
-          vim.schedule(function()
-            H.state.deferred = false
-            H.show()
-          end)
-        end,
-      })
-    end
+  if not entry or H.state.hidden or H.win_valid() or H.state.deferred then return end
+  -- Focus cannot leave a command line being typed (input() included) or the command-line
+  -- window: show when the user is done with it.
+  local cmdline = vim.api.nvim_get_mode().mode:sub(1, 1) == 'c'
+  if cmdline or vim.fn.getcmdwintype() ~= '' then
+    H.state.deferred = true
+    vim.api.nvim_create_autocmd(cmdline and 'CmdlineLeave' or 'CmdwinLeave', {
+      group = H.state.augroup,
+      once = true,
+      callback = function()
+        vim.schedule(function()
+          H.state.deferred = false
+          H.show()
+        end)
+      end,
+    })
     return
   end
   H.ensure_highlights()
-  H.remember_origin()
 
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'nofile'
@@ -261,8 +261,20 @@ function H.show()
   vim.bo[buf].modifiable = false
   vim.b[buf].agent_prompt = { id = entry.id, kind = entry.kind }
 
-  local config = H.layout(view)
-  local win = vim.api.nvim_open_win(buf, true, config)
+  local had_origin = H.state.origin ~= nil
+  H.remember_origin()
+  local ok, win = pcall(vim.api.nvim_open_win, buf, true, H.layout(view))
+  if not ok then
+    -- Some moment where windows cannot change (a textlock); try again shortly.
+    vim.api.nvim_buf_delete(buf, { force = true })
+    if not had_origin then H.state.origin = nil end
+    H.state.deferred = true
+    vim.defer_fn(function()
+      H.state.deferred = false
+      H.show()
+    end, 50)
+    return
+  end
   H.state.win, H.state.buf, H.state.view = win, buf, view
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
@@ -541,7 +553,7 @@ function H.render_ask(entry)
   end
   table.insert(view.lines, '')
   entry.rows = {}
-  local options = req.options or {}
+  local options = req.options
   local key, hint = 'AgentPromptKey', 'AgentPromptHint'
   for i, option in ipairs(options) do
     local label = i <= 9 and tostring(i) or ' '
@@ -599,7 +611,7 @@ end
 
 ---@param entry agent.PromptEntry
 function H.map_ask(buf, entry)
-  local options = entry.req.options or {}
+  local options = entry.req.options
   local function choose(index)
     if index == 'text' then
       H.read_text(entry, { prompt = 'Your answer: ' }, function(text) H.finish(entry, text) end)
