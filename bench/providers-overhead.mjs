@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Provider overhead: our chat-completions adapter (raw SSE, tolerant accumulator, commit rules,
-// message building) against a bare `openai` SDK loop reading the same scripted stream.
+// Provider overhead: our chat-completions and Anthropic adapters (raw SSE, tolerant accumulator,
+// commit rules, message building) against bare `openai` / `@anthropic-ai/sdk` loops reading the
+// same scripted stream.
 // Figures: CPU per streamed token (client process only: the scripted server runs in a child
 // process) and the time from the server's last byte to the committed message. Target <= 1.1x.
 import { spawn } from 'node:child_process';
@@ -34,10 +35,13 @@ const { url } = JSON.parse(first);
 const control = url.replace(/\/v1$/, '');
 
 const { default: OpenAI } = await import('openai');
+const { default: Anthropic } = await import('@anthropic-ai/sdk');
 const { createProvider } = await importTs('src/providers/create-provider.ts');
 
 const client = new OpenAI({ baseURL: url, apiKey: 'bench', maxRetries: 0 });
 const provider = createProvider('bench', { type: 'openai_compatible', base_url: url, api_key: 'bench' });
+const anthropic = new Anthropic({ baseURL: control, apiKey: 'bench', maxRetries: 0 });
+const claude = createProvider('claude', { type: 'anthropic', base_url: control, api_key: 'bench' });
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -66,7 +70,28 @@ async function bareSdk() {
   if (!text || parsed.length !== 1) throw new Error('bare loop lost data');
 }
 
-async function ourProvider() {
+async function bareAnthropic() {
+  const stream = await anthropic.messages.create({
+    model: 'bench',
+    max_tokens: 8192,
+    system: 'sys',
+    messages: [{ role: 'user', content: 'go' }],
+    tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+    stream: true,
+  });
+  let text = '';
+  const json = [];
+  for await (const event of stream) {
+    if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+    if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') {
+      json[event.index] = (json[event.index] ?? '') + event.delta.partial_json;
+    }
+  }
+  const parsed = json.filter(Boolean).map((j) => JSON.parse(j));
+  if (!text || parsed.length !== 1) throw new Error('bare Anthropic loop lost data');
+}
+
+async function ourProvider(p = provider) {
   const req = {
     model: 'bench',
     system: 'sys',
@@ -74,7 +99,7 @@ async function ourProvider() {
     tools,
   };
   let done;
-  for await (const event of provider.stream(req, new AbortController().signal)) {
+  for await (const event of p.stream(req, new AbortController().signal)) {
     if (event.type === 'done') done = event.message;
   }
   if (!done?.text || done.toolCalls.length !== 1) throw new Error('provider lost data');
@@ -96,24 +121,24 @@ async function measure(fn) {
   };
 }
 
-const results = { bare: [], ours: [] };
-for (let i = 0; i < WARMUP + ROUNDS; i++) {
-  // Alternate the order so neither side always runs on a warmer process.
-  const order = i % 2 ? ['ours', 'bare'] : ['bare', 'ours'];
-  for (const name of order) {
-    const r = await measure(name === 'bare' ? bareSdk : ourProvider);
-    if (i >= WARMUP) results[name].push(r);
+const pairs = {
+  chat: { bare: bareSdk, ours: () => ourProvider(provider) },
+  anthropic: { bare: bareAnthropic, ours: () => ourProvider(claude) },
+};
+const results = { chat: { bare: [], ours: [] }, anthropic: { bare: [], ours: [] } };
+for (const api of Object.keys(pairs)) {
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    // Alternate the order so neither side always runs on a warmer process.
+    const order = i % 2 ? ['ours', 'bare'] : ['bare', 'ours'];
+    for (const name of order) {
+      const r = await measure(pairs[api][name]);
+      if (i >= WARMUP) results[api][name].push(r);
+    }
   }
 }
 server.kill('SIGTERM');
 
-const figure = (name, key) => median(results[name].map((r) => r[key]));
-const cpuBare = figure('bare', 'cpuUs') / tokens;
-const cpuOurs = figure('ours', 'cpuUs') / tokens;
-const latBare = figure('bare', 'latency');
-const latOurs = figure('ours', 'latency');
-const wallBare = figure('bare', 'wall');
-const wallOurs = figure('ours', 'wall');
+const figure = (api, name, key) => median(results[api][name].map((r) => r[key]));
 const line = (label, ours, bare, unit, target) => {
   const ratio = ours / bare;
   const verdict = target === undefined ? '' : ratio <= target ? ' (meets target)' : ' (MISSES target)';
@@ -124,6 +149,21 @@ const line = (label, ours, bare, unit, target) => {
 process.stdout.write(
   `stream: ${tokens} chunks (${TEXT_TOKENS} text + one ${ARG_CHARS}-char tool call), ${ROUNDS} rounds, medians\n`,
 );
-line('provider CPU per streamed token', cpuOurs, cpuBare, 'µs', 1.1);
-line('last byte -> committed message', latOurs, latBare, 'ms', 1.1);
-line('whole request', wallOurs, wallBare, 'ms');
+for (const api of ['chat', 'anthropic']) {
+  const label = api === 'chat' ? 'chat completions' : 'anthropic messages';
+  line(
+    `${label}: CPU per streamed token`,
+    figure(api, 'ours', 'cpuUs') / tokens,
+    figure(api, 'bare', 'cpuUs') / tokens,
+    'µs',
+    1.1,
+  );
+  line(
+    `${label}: last byte -> committed message`,
+    figure(api, 'ours', 'latency'),
+    figure(api, 'bare', 'latency'),
+    'ms',
+    1.1,
+  );
+  line(`${label}: whole request`, figure(api, 'ours', 'wall'), figure(api, 'bare', 'wall'), 'ms');
+}
