@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
 
-const transcript = (t: TestNvim) => t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+const transcript = (t: TestNvim) =>
+  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
 
 describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;
@@ -18,7 +19,16 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
   it('asks permission in a float, writes the file, reloads its buffer and lists it as changed', async () => {
     server = await startLlmServer({
       turns: [
-        { text: 'Updating.', toolCalls: [{ id: 'e1', name: 'edit_file', arguments: { path: 'notes.txt', old_text: 'old line', new_text: 'new line' } }] },
+        {
+          text: 'Updating.',
+          toolCalls: [
+            {
+              id: 'e1',
+              name: 'edit_file',
+              arguments: { path: 'notes.txt', old_text: 'old line', new_text: 'new line' },
+            },
+          ],
+        },
         { text: 'Updated notes.txt.' },
       ],
     });
@@ -48,20 +58,51 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(prompt.text).toContain('-old line');
     expect(prompt.text).toContain('+new line');
     await t.nvim.input('o');
-    await waitFor(async () => (await transcript(t as TestNvim)).includes('Updated notes.txt.'), 10_000, 'final answer');
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('Updated notes.txt.'),
+      10_000,
+      'final answer',
+    );
     expect(fs.readFileSync(path.join(t.project, 'notes.txt'), 'utf8')).toBe('first\nnew line\nlast\n');
-    const buffer = await t.lua<string[]>(`return vim.api.nvim_buf_get_lines(vim.fn.bufnr('notes.txt'), 0, -1, false)`);
+    const buffer = await t.lua<string[]>(
+      `return vim.api.nvim_buf_get_lines(vim.fn.bufnr('notes.txt'), 0, -1, false)`,
+    );
     expect(buffer).toEqual(['first', 'new line', 'last']);
     const text = await transcript(t);
     expect(text).toMatch(/✓ edit_file notes\.txt \(\d+ ms\)/);
+    // The call's details are folded under its header line.
+    const fold = await t.lua<number[]>(`
+      local w = require('agent.ui.chat').transcript_win()
+      local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)
+      for i, l in ipairs(lines) do
+        if l:match('edit_file notes') then
+          return vim.api.nvim_win_call(w, function() return { vim.fn.foldclosed(i), vim.fn.foldclosed(i + 1) } end)
+        end
+      end
+      return {}`);
+    expect(fold[0]).toBe(-1);
+    expect(fold[1]).toBeGreaterThan(0);
     expect(text).toContain('> Changed: `notes.txt`');
     expect(text).toContain('no build or tests were run');
-    const seen = await waitFor(async () => {
-      const list = await t?.lua<{ name: string; data: Record<string, unknown> }[]>('return _G.seen');
-      return list?.some((e) => e.name === 'AgentRunDone') ? list : undefined;
-    }, 5000, 'AgentRunDone');
-    expect(seen.map((e) => e.name)).toEqual(['AgentPermissionAsked', 'AgentFileChanged', 'AgentToolDone', 'AgentRunDone']);
-    expect(seen[0]?.data).toMatchObject({ tool: 'edit_file', summary: expect.any(String), id: expect.any(String) });
+    const seen = await waitFor(
+      async () => {
+        const list = await t?.lua<{ name: string; data: Record<string, unknown> }[]>('return _G.seen');
+        return list?.some((e) => e.name === 'AgentRunDone') ? list : undefined;
+      },
+      5000,
+      'AgentRunDone',
+    );
+    expect(seen.map((e) => e.name)).toEqual([
+      'AgentPermissionAsked',
+      'AgentFileChanged',
+      'AgentToolDone',
+      'AgentRunDone',
+    ]);
+    expect(seen[0]?.data).toMatchObject({
+      tool: 'edit_file',
+      summary: expect.any(String),
+      id: expect.any(String),
+    });
     expect(seen[3]?.data).toMatchObject({ outcome: 'done', changed_files: ['notes.txt'] });
   });
 
@@ -82,7 +123,9 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(fs.existsSync(path.join(t.project, 'should-not-exist'))).toBe(false);
     expect(JSON.stringify(server.modelRequests()[1]?.body)).toContain('no shell today');
     expect(await transcript(t)).toContain('⊘ shell touch should-not-exist');
-    expect(await t.lua<string | null>(`return require('agent.ui.prompt').win() and 'open' or vim.NIL`)).toBeNull();
+    expect(
+      await t.lua<string | null>(`return require('agent.ui.prompt').win() and 'open' or vim.NIL`),
+    ).toBeNull();
   });
 
   it('Stop during a permission prompt cancels the run and dismisses the prompt', async () => {
@@ -94,7 +137,11 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await waitFor(() => t?.lua<boolean>(`return require('agent.ui.prompt').win() ~= nil`), 10_000, 'prompt');
     await t.nvim.command('Agent stop');
     await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run end');
-    await waitFor(() => t?.lua<boolean>(`return require('agent.ui.prompt').win() == nil`), 5000, 'prompt dismissed');
+    await waitFor(
+      () => t?.lua<boolean>(`return require('agent.ui.prompt').win() == nil`),
+      5000,
+      'prompt dismissed',
+    );
     expect(fs.existsSync(path.join(t.project, 'x.txt'))).toBe(false);
     expect(await transcript(t)).toContain('Stopped');
   });
@@ -129,7 +176,14 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua<string>('return _G.plan_path')).toMatch(/\.agent\/plans\/greeting\.md$/);
     await t.nvim.input('b');
     // auto_approve is not wired to the permission service yet in this test: approve the prompt.
-    await waitFor(() => t?.lua<boolean>(`return require('agent.ui.prompt').win() ~= nil or vim.uv.fs_stat('hello.txt') ~= nil`), 10_000, 'prompt or file');
+    await waitFor(
+      () =>
+        t?.lua<boolean>(
+          `return require('agent.ui.prompt').win() ~= nil or vim.uv.fs_stat('hello.txt') ~= nil`,
+        ),
+      10_000,
+      'prompt or file',
+    );
     if (await t.lua<boolean>(`return require('agent.ui.prompt').win() ~= nil`)) await t.nvim.input('o');
     await waitFor(async () => (await transcript(t as TestNvim)).includes('Built.'), 10_000, 'build done');
     expect(fs.readFileSync(path.join(t.project, 'hello.txt'), 'utf8')).toBe('hi\n');

@@ -13,8 +13,8 @@ H.state = {
   callbacks = nil, ---@type agent.ChatCallbacks|nil
   reasoning_ns = vim.api.nvim_create_namespace('agent.chat.reasoning'),
   tool_ns = vim.api.nvim_create_namespace('agent.chat.tools'),
-  detail_ns = vim.api.nvim_create_namespace('agent.chat.details'),
   tools = {}, ---@type table<string, integer> call id -> extmark on its header line
+  details = {}, ---@type { [1]: integer, [2]: integer }[] 1-based line ranges of folded tool details
   role_ns = vim.api.nvim_create_namespace('agent.chat.roles'),
   streaming = {}, ---@type table<string, { reasoning_open: boolean }>
 }
@@ -104,11 +104,11 @@ function M.open()
     vim.wo[win].spell = false
   end
   vim.wo[tw].conceallevel = 2
-  -- Tool details are folded away; `za` on a tool line opens them.
-  vim.wo[tw].foldmethod = 'expr'
-  vim.wo[tw].foldexpr = "v:lua.require'agent.ui.chat'.foldexpr(v:lnum)"
-  vim.wo[tw].foldtext = ''
-  vim.wo[tw].foldlevel = 0
+  -- Tool details are folded away (manual folds: an expression is not re-evaluated reliably when
+  -- a window that is not current changes); `za` on a tool line opens them.
+  vim.wo[tw].foldmethod = 'manual'
+  vim.wo[tw].foldtext = "v:lua.require'agent.ui.chat'.foldtext()"
+  H.refold(tw)
   H.scroll_to_end(tw)
   H.watch_close()
   vim.api.nvim_set_current_win(iw)
@@ -265,25 +265,40 @@ function M.tool(view)
         table.insert(lines, '  ' .. l)
       end
       table.insert(lines, '  ```')
+      table.insert(H.state.details, { row + 2, row + 1 + #lines })
+      local at_end = row + 1 == vim.api.nvim_buf_line_count(buf)
+      -- Text streamed after the call starts on a fresh line, not on the closing fence.
+      if at_end then table.insert(lines, '') end
       vim.api.nvim_buf_set_lines(buf, row + 1, row + 1, false, lines)
-      vim.api.nvim_buf_set_extmark(buf, H.state.detail_ns, row + 1, 0, { end_row = row + #lines, end_col = 0 })
     end
   end)
+  local range = H.state.details[#H.state.details]
+  if view.status ~= 'running' and range and range[1] == row + 2 then
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      H.fold(win, range)
+    end
+  end
   H.highlight_line(buf, row, H.tool_hl[view.status])
   if view.status ~= 'running' then H.state.tools[view.call_id] = nil end
 end
 
---- Folds tool details (lines covered by a detail extmark) under their header.
----@param lnum integer
+--- The closed fold of a tool's details: one dim line saying what `za` opens.
 ---@return string
-function M.foldexpr(lnum)
-  local buf = vim.api.nvim_get_current_buf()
-  local marks = vim.api.nvim_buf_get_extmarks(buf, H.state.detail_ns, { lnum - 1, 0 }, { lnum - 1, -1 }, { overlap = true, details = true })
-  for _, m in ipairs(marks) do
-    local start, stop = m[2], m[4].end_row
-    if lnum - 1 >= start and lnum - 1 <= stop then return '1' end
+function M.foldtext()
+  return string.format('  ▸ details (%d lines, za opens)', vim.v.foldend - vim.v.foldstart - 1)
+end
+
+--- Closes the fold of one tool's details in a window.
+function H.fold(win, range)
+  vim.api.nvim_win_call(win, function() vim.cmd(string.format('silent! %d,%dfold', range[1], range[2])) end)
+end
+
+--- Folds are per window: a newly opened transcript window gets every tool's fold again.
+function H.refold(win)
+  vim.api.nvim_win_call(win, function() vim.cmd('silent! normal! zE') end)
+  for _, range in ipairs(H.state.details) do
+    H.fold(win, range)
   end
-  return '0'
 end
 
 --- The completion entry: outcome, changed files and the checks actually run.
@@ -325,6 +340,7 @@ function M.lines() return vim.api.nvim_buf_get_lines(M.transcript_buf(), 0, -1, 
 function M.clear()
   H.state.streaming = {}
   H.state.tools = {}
+  H.state.details = {}
   local buf = M.transcript_buf()
   H.edit(buf, function()
     vim.api.nvim_buf_clear_namespace(buf, -1, 0, -1)
