@@ -471,6 +471,23 @@ function H.add_chunks(view, chunks)
   table.insert(view.lines, table.concat(parts))
 end
 
+--- Chunks of a key hint line from `{ keys, label, argument? }` items. Non-breaking spaces keep
+--- each key with its label when the line wraps.
+function H.hint(items)
+  local nbsp = '\194\160'
+  local chunks = {}
+  for i, item in ipairs(items) do
+    if i > 1 then table.insert(chunks, { ' · ', 'AgentPromptHint' }) end
+    table.insert(chunks, { item[1], 'AgentPromptKey' })
+    table.insert(chunks, { nbsp .. item[2]:gsub(' ', nbsp), 'AgentPromptHint' })
+    if item[3] then
+      table.insert(chunks, { ' ', 'AgentPromptHint' })
+      table.insert(chunks, { item[3], 'AgentPromptPattern' })
+    end
+  end
+  return chunks
+end
+
 ---@param text string
 ---@return string[]
 function H.split(text)
@@ -503,21 +520,12 @@ function H.render_permission(entry)
   end
   table.insert(view.lines, '')
   local pattern = req.pattern and req.pattern ~= '' and req.pattern or ('any ' .. req.tool .. ' call')
-  local key, hint = 'AgentPromptKey', 'AgentPromptHint'
-  H.add_chunks(view, {
-    { 'o', key },
-    { ' allow once · ', hint },
-    { 'a', key },
-    { ' always allow: ', hint },
-    { pattern, 'AgentPromptPattern' },
-    { ' · ', hint },
-    { 'd', key },
-    { '/', hint },
-    { 'Esc', key },
-    { ' deny · ', hint },
-    { 'r', key },
-    { ' deny with a reason', hint },
-  })
+  H.add_chunks(view, H.hint({
+    { 'o', 'allow once' },
+    { 'a', 'always allow:', pattern },
+    { 'd/Esc', 'deny' },
+    { 'r', 'deny with a reason' },
+  }))
   view.footers = {
     ' ↓ more · o once · a always · d deny · r reason ',
     ' o once · a always · d deny · r reason ',
@@ -529,9 +537,7 @@ function H.render_permission(entry)
 end
 
 function H.diff_hl(line)
-  if vim.startswith(line, '+++') or vim.startswith(line, '---') or vim.startswith(line, 'diff ') then
-    return 'AgentPromptDiffHeader'
-  elseif vim.startswith(line, 'index ') then
+  if vim.startswith(line, '+++') or vim.startswith(line, '---') or line:match('^diff ') or line:match('^index ') then
     return 'AgentPromptDiffHeader'
   elseif vim.startswith(line, '@@') then
     return 'AgentPromptDiffHunk'
@@ -554,27 +560,23 @@ function H.render_ask(entry)
   table.insert(view.lines, '')
   entry.rows = {}
   local options = req.options
-  local key, hint = 'AgentPromptKey', 'AgentPromptHint'
+  local key = 'AgentPromptKey'
   for i, option in ipairs(options) do
     local label = i <= 9 and tostring(i) or ' '
     entry.rows[#view.lines + 1] = i
     H.add_chunks(view, { { ' ' }, { label, key }, { '  ' .. option:gsub('[\r\n]+', ' ') } })
   end
   entry.rows[#view.lines + 1] = 'text'
-  H.add_chunks(view, { { ' ' }, { 'i', key }, { '  Type your own answer…', hint } })
+  H.add_chunks(view, { { ' ' }, { 'i', key }, { '  Type your own answer…', 'AgentPromptHint' } })
   view.cursor = #options > 0 and #view.lines - #options or #view.lines
   table.insert(view.lines, '')
-  local picks = #options == 0 and {}
-    or { { #options == 1 and '1' or ('1-' .. math.min(#options, 9)), key }, { '/', hint }, { '<CR>', key }, { ' pick · ', hint } }
-  vim.list_extend(picks, {
-    { 'i', key },
-    { ' type an answer · ', hint },
-    { 'Esc', key },
-    { ' hide for now, reopen with ', hint },
-    { H.state.options.reopen_hint, 'AgentPromptPattern' },
-  })
-  H.add_chunks(view, picks)
   local range = #options > 1 and ('1-' .. math.min(#options, 9)) or '1'
+  local items = #options > 0 and { { range .. '/<CR>', 'pick' } } or {}
+  vim.list_extend(items, {
+    { 'i', 'type an answer' },
+    { 'Esc', 'hide for now, reopen with', H.state.options.reopen_hint },
+  })
+  H.add_chunks(view, H.hint(items))
   view.footers = {
     ' ↓ more · ' .. range .. ' pick · i type · Esc hide ',
     ' ' .. range .. ' pick · i type · Esc hide ',
