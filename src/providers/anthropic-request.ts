@@ -99,7 +99,7 @@ function appendMessage(
   }
   if (m.text) blocks.push({ type: 'text', text: m.text });
   for (const c of m.toolCalls) {
-    blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.invalid ? {} : c.arguments });
+    blocks.push({ type: 'tool_use', id: toolUseId(c.id), name: c.name, input: c.invalid ? {} : c.arguments });
   }
   push('assistant', blocks);
   if (m.toolCalls.length) {
@@ -109,11 +109,16 @@ function appendMessage(
         const r = replayResult(c);
         return {
           type: 'tool_result',
-          tool_use_id: c.id,
+          tool_use_id: toolUseId(c.id),
           content: r.output || '(no output)',
           is_error: r.isError === true,
         };
       }),
     );
   }
+}
+
+/** Anthropic accepts only `[A-Za-z0-9_-]` in tool_use ids; calls made by other providers may not comply. */
+export function toolUseId(id: string): string {
+  return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }
