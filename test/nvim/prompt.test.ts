@@ -319,6 +319,10 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
       { id: 'h2', value: 'always' },
     ]);
     expect(await t.lua(`return P.reopen()`)).toBe(false);
+    // The caller can name its own way back (a command).
+    await t.lua(`P.setup({ reopen_hint = ':Agent prompt' }); ask('h3', 'Again?', { 'a', 'b' })`);
+    expect((await snapshot()).lines.at(-1)).toMatch(/Esc hide for now, reopen with :Agent prompt$/);
+    await keys('q');
     expect((await snapshot()).current).toBe(await origin());
   });
 

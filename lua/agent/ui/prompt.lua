@@ -1,15 +1,21 @@
 --- Floating prompts: permission requests and questions for the user.
 ---
 --- It only draws and reads keys; what happens with an answer is the caller's callback, called
---- exactly once per request (never for a request removed with `cancel()`).
+--- exactly once per request and never for a request removed with `cancel()`. An answer that
+--- arrives another way (a script calling `require('agent').answer()`) should `cancel()` the prompt.
 ---
---- One prompt is visible at a time; later requests wait in a queue and show in order.
---- Permission prompt: `o`/`y` allow once, `a` allow always (`req.pattern`), `d`/`n`/`q`/`<Esc>`
---- deny, `r` deny with a reason (an empty or cancelled reason goes back to the prompt).
---- Question prompt: `1`..`9` or `<CR>` on a row pick an option, `i`/`c` (or the last row) type an
---- answer; `q`/`<Esc>` hide it for now, `reopen()` brings it back.
---- Closing a prompt's window any other way (`:q`, `<C-w>c`) hides it too: it is not an answer.
---- A hidden prompt keeps its place at the head of the queue.
+--- One prompt is visible at a time; later requests wait in a queue and show in order. Focus goes
+--- back to the window (and Insert mode) the user was in when the last one is answered.
+--- Permission prompt: `o`/`y` allow once, `a` allow always (`req.pattern`, shown in the hint),
+--- `d`/`n`/`q`/`<Esc>` deny, `r` deny with a reason (an empty or cancelled reason goes back to
+--- the prompt).
+--- Question prompt: `1`..`9` or `<CR>` on a row pick an option, `j`/`k` move between rows,
+--- `i`/`c` (or `<CR>` on the last row) type an answer; `q`/`<Esc>` hide it for now and `reopen()`
+--- brings it back. Hiding rather than answering "cancelled" is deliberate: a question dismissed
+--- by a stray key is not lost, and Stop still cancels it through the host.
+--- Closing a prompt's window any other way (`:q`, `<C-w>c`, `:edit` in it) hides it too: it is
+--- not an answer. A hidden prompt keeps its place at the head of the queue.
+--- Buffers have filetype `agent-prompt` and `b:agent_prompt = { id, kind }` for autocmds.
 local M = {}
 local H = {}
 
@@ -60,6 +66,7 @@ H.state = {
 ---@param opts agent.PromptOptions|nil
 function M.setup(opts)
   vim.validate({ opts = { opts, 'table', true } })
+  vim.validate({ ['opts.reopen_hint'] = { (opts or {}).reopen_hint, 'string', true } })
   H.state.options = vim.tbl_extend('force', vim.deepcopy(H.default_options), opts or {})
 end
 
