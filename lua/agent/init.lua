@@ -49,6 +49,7 @@ function M.open()
   if not H.supported() then return end
   H.wire()
   require('agent.ui.chat').open()
+  require('agent.ui.status').render()
   vim.schedule(function() require('agent.rpc').start() end)
 end
 
@@ -105,6 +106,8 @@ function M.clear()
   if not H.supported() then return end
   M.stop()
   require('agent.ui.chat').clear()
+  require('agent.ui.status').reset()
+  require('agent.ui.status').render()
   if require('agent.rpc').is_running() then require('agent.rpc').notify('clear') end
 end
 
@@ -116,6 +119,7 @@ function M.set_mode(mode)
   end
   H.state.mode = mode
   if require('agent.rpc').is_running() then require('agent.rpc').notify('set_mode', { mode = mode }) end
+  if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
 end
 
 --- Answers an open permission prompt (the floating prompt calls this too).
@@ -171,6 +175,7 @@ function M.set_model(model)
     return
   end
   H.state.model = model
+  if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
 end
 
 ---@return { mode: string, model: string|nil, running: boolean, host: 'stopped'|'starting'|'ready' }
@@ -201,8 +206,13 @@ function H.wire()
   local chat, rpc, events = require('agent.ui.chat'), require('agent.rpc'), require('agent.events')
   chat.setup({ on_submit = function(text) M.send(text) end, on_help = H.show_help })
   require('agent.ui.prompt').setup({ reopen_hint = ':Agent prompt' })
+  rpc.on('status', function(p)
+    require('agent.ui.status').update(p)
+    require('agent.ui.status').render()
+  end)
   rpc.on('run_started', function(p)
     H.state.active_model = p.model
+    require('agent.ui.status').render()
     chat.begin_assistant(p.id, p.model)
     events.fire('AgentRunStarted', { id = p.id, model = p.model, mode = M.status().mode })
   end)
@@ -224,7 +234,10 @@ function H.wire()
   end)
   rpc.on('prompt_cancel', function(p) require('agent.ui.prompt').cancel(p.id) end)
   rpc.on('file_changed', function(p) require('agent.reload').file_changed(p.path) end)
-  rpc.on('mode_changed', function(p) H.state.mode = p.mode end)
+  rpc.on('mode_changed', function(p)
+    H.state.mode = p.mode
+    require('agent.ui.status').render()
+  end)
   rpc.on('plan_ready', function(p)
     local path = vim.fs.joinpath(vim.fn.getcwd(), p.path)
     events.fire('AgentPlanReady', { path = path })
@@ -247,6 +260,7 @@ function H.finish(id, outcome, err, completion)
   if H.state.running ~= id then return end
   H.state.running = nil
   local chat = require('agent.ui.chat')
+  require('agent.ui.status').render()
   chat.end_run(id, outcome, err)
   if completion and completion.steps then chat.completion(completion) end
   require('agent.events').fire('AgentRunDone', {

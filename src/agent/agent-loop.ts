@@ -31,6 +31,8 @@ export interface LoopOptions {
   maxSteps?: number;
   /** Runs after a file-changing call when the project has a build_command. */
   buildCommand?: string | undefined;
+  /** Called after each committed response (status line updates). */
+  onStep?: (step: number, maxSteps: number) => void;
 }
 
 const FILE_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
@@ -89,6 +91,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
     if (!message)
       return end(signal.aborted ? 'cancelled' : 'failed', step, 'The model ended without an answer.');
     commitAssistant(history, message);
+    options.onStep?.(step, maxSteps);
     if (message.toolCalls.length === 0) return end('done', step);
 
     for (const call of message.toolCalls) {

@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type HostConfig, hostConfigSchema, splitModelRef } from '../config/schema.js';
-import { appendUser, createHistory, type History, lastAssistant } from '../history/index.js';
+import { appendUser, createHistory, type History, lastAssistant, sessionUsage } from '../history/index.js';
 import { createProvider } from '../providers/create-provider.js';
 import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
+import { costOfMessages } from '../providers/pricing.js';
 import type { Provider } from '../providers/provider.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
@@ -16,7 +17,7 @@ import { runAgentLoop } from './agent-loop.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
-import type { RunSink } from './run-sink.js';
+import type { RunSink, RunStatus } from './run-sink.js';
 import { buildSystemPrompt } from './system-prompt.js';
 
 /** What the chat needs from the editor; the host passes Neovim's, tests a fake or nothing. */
@@ -173,6 +174,7 @@ export class ChatSession {
         },
         sink,
         maxSteps: this.config.max_steps,
+        onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
         buildCommand: this.projectString('build_command'),
       });
       if (completion.error) completion.error = redact(completion.error);
@@ -215,6 +217,42 @@ export class ChatSession {
       },
       sink,
     );
+  }
+
+  /** Tokens, context use and cost after a response, for the status line. Never throws. */
+  private async reportStatus(
+    id: string,
+    step: number,
+    maxSteps: number,
+    target: ResolvedModel,
+    sink: RunSink,
+  ) {
+    try {
+      const usage = sessionUsage(this.history);
+      const last = lastAssistant(this.history)?.usage;
+      const [window, cost] = await Promise.all([
+        target.provider.contextWindow(target.model).catch(() => 0),
+        costOfMessages(this.history.messages, (providerId, model) =>
+          (this.resolvedById(providerId) ?? target.provider).price(model),
+        ).catch(() => undefined),
+      ]);
+      const status: RunStatus = {
+        step,
+        max_steps: maxSteps,
+        input_tokens: usage.input + usage.cacheRead + usage.cacheWrite,
+        output_tokens: usage.output,
+        context_tokens: last ? last.input + last.cacheRead + last.cacheWrite + last.output : 0,
+        context_window: window,
+        ...(cost === undefined ? {} : { cost }),
+      };
+      sink.status?.(id, status);
+    } catch (err) {
+      this.options.logger.warn('status report failed:', err);
+    }
+  }
+
+  private resolvedById(providerId: string): Provider | undefined {
+    return this.resolved.get(providerId);
   }
 
   closePlan(): void {

@@ -28,6 +28,20 @@ export interface ToolView {
   duration_ms?: number;
 }
 
+/** Figures for the status line: the step while running, tokens, context use and cost. */
+export interface RunStatus {
+  step: number;
+  max_steps: number;
+  /** Session totals. */
+  input_tokens: number;
+  output_tokens: number;
+  /** Tokens the last request put in the context, and the model's window (0 when unknown). */
+  context_tokens: number;
+  context_window: number;
+  /** Session cost in USD; undefined when a price is unknown. */
+  cost?: number;
+}
+
 /** Where a run reports what the user should see; the host turns these into UI dispatches. */
 export interface RunSink {
   started(id: string, model: string): void;
@@ -36,6 +50,7 @@ export interface RunSink {
   notice(text: string, level: 'info' | 'warn' | 'error'): void;
   tool?(id: string, view: ToolView): void;
   planReady?(id: string, path: string): void;
+  status?(id: string, status: RunStatus): void;
   /** The run ended; `completion` carries changed files and checks when the loop ran. */
   done(id: string, outcome: RunOutcome, error?: string, completion?: Completion): void;
 }

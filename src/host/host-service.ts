@@ -145,6 +145,7 @@ export class HostService {
         void this.ui.dispatch('tool', { id, ...view });
       },
       planReady: (id, path) => void this.ui.dispatch('plan_ready', { id, path }),
+      status: (id, status) => void this.ui.dispatch('status', { id, ...status }),
       done: (id, outcome, error, completion) => {
         this.batcher.flush();
         void this.ui.dispatch('run_done', {

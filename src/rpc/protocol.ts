@@ -73,6 +73,16 @@ export interface DispatchPayloads {
   file_changed: { path: string };
   plan_ready: { id: string; path: string };
   mode_changed: { mode: 'ask' | 'plan' | 'agent' };
+  status: {
+    id: string;
+    step: number;
+    max_steps: number;
+    input_tokens: number;
+    output_tokens: number;
+    context_tokens: number;
+    context_window: number;
+    cost?: number;
+  };
   /** A paragraph for the transcript that is not model output (first-run help, notices). */
   notice: { text: string; level: 'info' | 'warn' | 'error' };
 }

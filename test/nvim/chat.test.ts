@@ -76,11 +76,16 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
       ),
     ).toEqual(['']);
     const events = await waitFor(
-      () => t?.lua<Record<string, unknown>[]>('return _G.done_events'),
+      async () => {
+        const list = await t?.lua<Record<string, unknown>[]>('return _G.done_events');
+        return list && list.length > 0 ? list : undefined;
+      },
       5000,
       'AgentRunDone',
     );
-    expect(events[0]).toMatchObject({ outcome: 'done' });
+    expect(events[0], JSON.stringify(events)).toMatchObject({ outcome: 'done' });
+    const winbar = await t.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`);
+    expect(winbar, winbar).toMatch(/ask · env\/scripted-model · \S+ in \/ \S+ out/);
     const request = server.modelRequests()[0]?.body as {
       messages: { role: string; content: unknown }[];
       model: string;
