@@ -411,7 +411,14 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(scrolled).toBeGreaterThan(1);
 
     await t.lua(`vim.o.columns = 120; vim.o.lines = 40`);
-    const big = await t.lua<Record<string, number>>(geometry);
+    const big = await t.lua<{
+      col: number;
+      row: number;
+      width: number;
+      height: number;
+      avail: number;
+      columns: number;
+    }>(geometry);
     fits(big);
     expect(big.col).toBe(Math.floor((120 - big.width - 2) / 2));
     expect(big.row).toBe(Math.floor((big.avail - big.height - 2) / 2));
