@@ -36,11 +36,7 @@ export function buildChatRequest(req: ModelRequest, opts: ChatRequestOptions): J
     opts.textTools && req.tools.length ? `${req.system}\n\n${textToolsPrompt(req.tools)}` : req.system;
   const messages: Json[] = [];
   if (system) messages.push({ role: 'system', content: system });
-  const history = fromLastSummary(req.messages);
-  const turnStart = history.findLastIndex((m) => m.role === 'user');
-  history.forEach((m, i) => {
-    appendMessage(messages, m, opts, callId, i > turnStart);
-  });
+  for (const m of fromLastSummary(req.messages)) appendMessage(messages, m, opts, callId);
 
   const body: Json = { model: req.model, messages, stream: true };
   if (opts.streamUsage) body.stream_options = { include_usage: true };
@@ -59,7 +55,6 @@ function appendMessage(
   m: Message,
   opts: ChatRequestOptions,
   callId: (id: string) => string,
-  currentTurn: boolean,
 ): void {
   if (m.role === 'user') {
     out.push({ role: 'user', content: m.text });
@@ -77,9 +72,10 @@ function appendMessage(
   const msg: Json = { role: 'assistant', content: m.text || (m.toolCalls.length ? null : '') };
   if (own && m.replay?.provider === opts.providerId) {
     const data = m.replay.data;
-    // DeepSeek (and Kimi) want their reasoning back only inside the tool loop of the current turn;
-    // older DeepSeek reasoners reject it anywhere else.
-    if (typeof data.reasoning_content === 'string' && currentTurn && m.toolCalls.length) {
+    // DeepSeek's thinking mode answers 400 unless every assistant turn that called tools carries
+    // its reasoning_content in all later requests; on turns without tools it is ignored, so it
+    // is left out there.
+    if (typeof data.reasoning_content === 'string' && m.toolCalls.length) {
       msg.reasoning_content = data.reasoning_content;
     }
     if (Array.isArray(data.reasoning_details)) msg.reasoning_details = data.reasoning_details;
