@@ -115,8 +115,20 @@ describe('evaluate', () => {
       expect(evaluate([allowShell(line)], shell(`${line}; rm x`))).toBe('ask');
     });
 
-    it('asks for a command that does not parse, even under a prefix rule', () => {
+    it('asks for a command that does not parse, even under a prefix rule, and still denies', () => {
       expect(evaluate([allowShell('echo*')], shell('echo "unterminated && rm -rf /'))).toBe('ask');
+      const deny: PermissionRule = { tool: 'shell', pattern: 'rm *', action: 'deny' };
+      expect(evaluate([deny], shell('echo "unterminated && rm -rf /'))).toBe('deny');
+    });
+
+    it('sees commands after quoting that other lexers misread', () => {
+      const rules: PermissionRule[] = [
+        allowShell('echo *'),
+        { tool: 'shell', pattern: 'rm *', action: 'deny' },
+      ];
+      expect(evaluate(rules, shell(`echo "$'" && rm -rf / && echo "'"`))).toBe('deny');
+      expect(evaluate(rules, shell("cat <<EOF\ndon't\nEOF\nrm -rf /"))).toBe('deny');
+      expect(evaluate(rules, shell('bash <<EOF\nrm -rf /\nEOF'))).toBe('deny');
     });
   });
 

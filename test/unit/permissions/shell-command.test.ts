@@ -77,18 +77,46 @@ describe('splitShellCommand', () => {
     ]);
   });
 
-  it('marks a here-document opaque and still checks the lines after it', () => {
-    const parts = splitShellCommand('cat <<EOF\nhello\nEOF\nrm -rf /');
-    expect(parts[0]?.opaque).toBe(true);
-    expect(parts.map((p) => p.raw)).toContain('rm -rf /');
+  it('marks a here-document opaque, checks its body as commands, and goes on after it', () => {
+    const parts = splitShellCommand("cat <<EOF > notes.txt\ndon't\nEOF\nrm -rf /");
+    expect(parts[0]).toMatchObject({ raw: 'cat <<EOF > notes.txt', opaque: true });
+    expect(parts.map((p) => p.raw)).toEqual(expect.arrayContaining(['rm -rf /', "don't"]));
+    expect(raws('bash <<-END\n\tmake && rm -rf /\n\tEND\necho done')).toEqual(
+      expect.arrayContaining(['make', 'rm -rf /', 'echo done']),
+    );
+    expect(splitShellCommand("python3 <<'PY'\nprint(1)\nPY")[0]).toMatchObject({
+      raw: "python3 <<'PY'",
+      opaque: true,
+    });
+    expect(raws('cat <<EOF\nno end')).toEqual(['cat <<EOF', 'no end']);
   });
 
   it('returns one opaque part for text that does not parse', () => {
     for (const command of ['echo "open', "echo 'open", 'echo $(open', 'echo `open', 'echo ${open']) {
-      expect(splitShellCommand(command), command).toEqual([
-        { raw: command, forms: [command], allowForms: [command], opaque: true },
-      ]);
+      const parts = splitShellCommand(command);
+      expect(parts, command).toHaveLength(1);
+      expect(parts[0], command).toMatchObject({ raw: command, allowForms: [command], opaque: true });
     }
+  });
+
+  it('still offers the pieces of unparseable text to deny rules', () => {
+    const [part] = splitShellCommand(`echo "open && sudo rm -rf / ; 'x`);
+    expect(part?.forms).toEqual(expect.arrayContaining(['rm -rf /']));
+    expect(part?.allowForms).toEqual([`echo "open && sudo rm -rf / ; 'x`]);
+  });
+
+  it("reads $' inside double quotes as plain text, as bash does", () => {
+    expect(raws(`echo "$'" && rm -rf / && echo "'"`)).toEqual([`echo "$'"`, 'rm -rf /', `echo "'"`]);
+    expect(raws(String.raw`echo $'it\'s' && rm x`)).toEqual([String.raw`echo $'it\'s'`, 'rm x']);
+  });
+
+  it('skips quoted braces inside a parameter expansion', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+    expect(raws("echo ${x:-'}'} && rm -rf /")).toEqual(["echo ${x:-'}'}", 'rm -rf /']);
+  });
+
+  it('ends a substitution at its own parenthesis', () => {
+    expect(raws('echo $( (cd a && b) ) && rm x')).toEqual(expect.arrayContaining(['cd a', 'b', 'rm x']));
   });
 
   it('strips the words that open compound commands', () => {
