@@ -171,15 +171,19 @@ export function parseTextToolCalls(reply: string, toolNames: readonly string[]):
     }
   }
   // Bare objects last, and only naming a known tool, so ordinary JSON in prose stays prose.
-  for (let i = reply.indexOf('{'); i !== -1; i = reply.indexOf('{', i + 1)) {
+  // Only objects that open with a "name"/"function" key are candidates: code in the reply has
+  // plenty of braces, and scanning each one to its end would cost quadratic time.
+  const candidate = /\{\s*"(?:name|function)"\s*:/g;
+  for (let m = candidate.exec(reply); m; m = candidate.exec(reply)) {
+    const i = m.index;
     if (overlaps(found, i, i + 1)) continue;
     const end = objectEnd(reply, i);
-    if (end === -1) break;
+    if (end === -1) continue;
     try {
       const call = fromObject(JSON.parse(reply.slice(i, end)));
       if (call && toolNames.includes(call.name)) {
         add(i, end, call);
-        i = end - 1;
+        candidate.lastIndex = end;
       }
     } catch {
       // not JSON

@@ -50,6 +50,14 @@ describe('text fallback tool calls', () => {
     expect(parsed.text).toBe(reply);
   });
 
+  it('stays linear on long replies full of braces', () => {
+    const code = 'function f() { if (x) { return { a: 1 }; } '.repeat(3000);
+    const started = performance.now();
+    const parsed = parseTextToolCalls(`${code}\n{"name": "shell", "arguments": {"command": "ls"}}`, NAMES);
+    expect(parsed.calls).toEqual([{ name: 'shell', arguments: { command: 'ls' } }]);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it('turns an unparseable call into an error the model can correct', () => {
     const parsed = parseTextToolCalls(
       '<tool_call>{"name": "shell", "arguments": {"command": "ls"</tool_call>',
