@@ -20,10 +20,16 @@ function generateRepo(dir, files) {
     fs.writeFileSync(path.join(sub, `file${i % 10}.ts`), `export const v${i} = ${i};\n`);
   }
   const git = (...args) =>
-    execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=bench', ...args], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
+    // gc.auto=0: a commit of 50k loose objects would otherwise start a background gc that
+    // competes with the measurement and writes into .git while the tree is being removed.
+    execFileSync(
+      'git',
+      ['-c', 'gc.auto=0', '-c', 'user.email=b@example.com', '-c', 'user.name=bench', ...args],
+      {
+        cwd: dir,
+        stdio: 'ignore',
+      },
+    );
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'tree');
@@ -81,7 +87,7 @@ export async function main() {
     );
     process.stdout.write(`whole shell call of \`true\` with tracking: ${fmt(median(shellCalls))}\n`);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 
