@@ -6,7 +6,19 @@ M.subcommands = {
   mode = {
     run = function(args)
       if not args[1] then
-        vim.notify('agent: mode is ' .. require('agent').status().mode, vim.log.levels.INFO)
+        local current = require('agent').status().mode
+        vim.ui.select({ 'ask', 'plan', 'agent' }, {
+          prompt = 'Mode (now ' .. current .. ')',
+          format_item = function(m)
+            return ({
+              ask = 'ask    answer and explain; never changes files',
+              plan = 'plan   research and write a plan to build',
+              agent = 'agent  edit files and run commands, with your permission',
+            })[m]
+          end,
+        }, function(choice)
+          if choice then require('agent').set_mode(choice) end
+        end)
       else
         require('agent').set_mode(args[1])
       end
@@ -16,7 +28,7 @@ M.subcommands = {
   model = {
     run = function(args)
       if not args[1] then
-        vim.notify('agent: model is ' .. tostring(require('agent').status().model or 'not chosen yet'), vim.log.levels.INFO)
+        require('agent').pick_model()
       else
         require('agent').set_model(args[1])
       end

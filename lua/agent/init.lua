@@ -178,6 +178,53 @@ function M.set_model(model)
   if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
 end
 
+--- Lists the models the providers offer (asking their servers) and lets the user pick one.
+function M.pick_model()
+  if not H.supported() then return end
+  H.wire()
+  H.state.next_id = H.state.next_id + 1
+  local id = 'models' .. H.state.next_id
+  H.model_requests[id] = true
+  vim.notify('agent: asking the providers for their models...', vim.log.levels.INFO)
+  require('agent.rpc').notify('list_models', { id = id })
+end
+
+H.model_requests = {}
+
+function H.on_models(p)
+  if not H.model_requests[p.id] then return end
+  H.model_requests[p.id] = nil
+  local refs = {}
+  local context = {}
+  for _, m in ipairs(p.models or {}) do
+    table.insert(refs, m.ref)
+    context[m.ref] = m.context_window
+  end
+  for id, provider in pairs(require('agent.config').current.providers) do
+    for _, model in ipairs(provider.models or {}) do
+      local ref = id .. '/' .. model
+      if context[ref] == nil then
+        table.insert(refs, ref)
+        context[ref] = 0
+      end
+    end
+  end
+  if #refs == 0 then
+    vim.notify('agent: no models found; check :checkhealth agent', vim.log.levels.WARN)
+    return
+  end
+  table.sort(refs)
+  vim.ui.select(refs, {
+    prompt = 'Model (now ' .. tostring(M.status().model or 'none') .. ')',
+    format_item = function(ref)
+      local ctx = context[ref]
+      return ctx and ctx > 0 and string.format('%s  (%dk context)', ref, math.floor(ctx / 1000)) or ref
+    end,
+  }, function(choice)
+    if choice then M.set_model(choice) end
+  end)
+end
+
 ---@return { mode: string, model: string|nil, running: boolean, host: 'stopped'|'starting'|'ready' }
 function M.status()
   local cfg = require('agent.config').current
@@ -232,6 +279,7 @@ function H.wire()
     events.fire('AgentAskUser', { id = p.id, question = p.question, options = p.options })
     require('agent.ui.prompt').ask(p, function(reply) M.answer(p.id, reply) end)
   end)
+  rpc.on('models', function(p) H.on_models(p) end)
   rpc.on('prompt_cancel', function(p) require('agent.ui.prompt').cancel(p.id) end)
   rpc.on('file_changed', function(p) require('agent.reload').file_changed(p.path) end)
   rpc.on('mode_changed', function(p)

@@ -255,6 +255,30 @@ export class ChatSession {
     return this.resolved.get(providerId);
   }
 
+  /** Every model the configured (or detected) providers offer, for the model picker. */
+  async listModels(): Promise<{ ref: string; context_window: number }[]> {
+    const providers: Provider[] = Object.entries(this.config.providers).map(([id, entry]) =>
+      this.provider(id, entry),
+    );
+    if (providers.length === 0) {
+      const detected = await this.resolveModel(undefined).catch(() => undefined);
+      if (detected) providers.push(detected.provider);
+    }
+    const lists = await Promise.all(
+      providers.map(async (p) => {
+        const models = await p.listModels(AbortSignal.timeout(5000)).catch((err: unknown) => {
+          this.options.logger.warn(
+            `listing models of ${p.id} failed:`,
+            err instanceof Error ? err.message : err,
+          );
+          return [];
+        });
+        return models.map((m) => ({ ref: `${p.id}/${m.id}`, context_window: m.contextWindow }));
+      }),
+    );
+    return lists.flat();
+  }
+
   closePlan(): void {
     this.latestPlan = undefined;
   }
@@ -342,6 +366,12 @@ export class ChatSession {
     if (ref) {
       const parts = splitModelRef(ref);
       const entry = parts ? this.config.providers[parts.provider] : undefined;
+      if (parts && !entry) {
+        // A model of the provider found without configuration (picked from its list).
+        const detected = await this.detectOnce();
+        if (detected?.provider.id === parts.provider)
+          return { provider: detected.provider, model: parts.model };
+      }
       if (!parts || !entry) {
         throw new Error(
           `The model "${ref}" names no configured provider; add it under setup({ providers = ... }).`,
@@ -354,6 +384,10 @@ export class ChatSession {
       const model = entry.models?.[0];
       if (model) return { provider: this.provider(id, entry), model };
     }
+    return this.detectOnce();
+  }
+
+  private detectOnce(): Promise<ResolvedModel | undefined> {
     this.detected ??= detectProvider(this.options.env, this.probe()).then((found) =>
       found
         ? { provider: createProvider(found.id, found.config, this.options.env), model: found.model }

@@ -128,6 +128,11 @@ export class HostService {
       case 'close_plan':
         this.chat.closePlan();
         return;
+      case 'list_models': {
+        const { id } = notificationSchemas.list_models.parse(raw);
+        void this.chat.listModels().then((models) => this.ui.dispatch('models', { id, models }));
+        return;
+      }
     }
   }
 

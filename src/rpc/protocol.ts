@@ -33,6 +33,8 @@ export const notificationSchemas = {
   /** Implement the latest plan: Agent mode, todos from its tasks, run. */
   build: z.object({ id: z.string() }),
   close_plan: z.object({}).default({}),
+  /** Answered with a `models` dispatch carrying the same id. */
+  list_models: z.object({ id: z.string() }),
 } as const;
 
 export type RequestMethod = keyof typeof requestSchemas;
@@ -73,6 +75,7 @@ export interface DispatchPayloads {
   file_changed: { path: string };
   plan_ready: { id: string; path: string };
   mode_changed: { mode: 'ask' | 'plan' | 'agent' };
+  models: { id: string; models: { ref: string; context_window: number }[] };
   status: {
     id: string;
     step: number;

@@ -39,6 +39,8 @@ function M.transcript_buf()
   pcall(vim.treesitter.start, buf, 'markdown')
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
+  vim.keymap.set('n', '<CR>', M.open_file_under_cursor, { buffer = buf, desc = 'agent: open the file under the cursor' })
+  vim.keymap.set('n', 'Q', M.changed_to_quickfix, { buffer = buf, desc = 'agent: changed files to the quickfix list' })
   vim.keymap.set('n', '?', function()
     if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
   end, { buffer = buf, desc = 'agent: keys and modes' })
@@ -191,16 +193,31 @@ function M.stream(id, text, reasoning)
   if reasoning and reasoning ~= '' then
     if not run.reasoning_open then
       run.reasoning_open = true
-      run.reasoning_start = vim.api.nvim_buf_line_count(M.transcript_buf())
+      local buf = M.transcript_buf()
+      local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
+      if last ~= '' then H.append_text('\n') end
+      run.reasoning_start = vim.api.nvim_buf_line_count(buf)
     end
     H.append_text(reasoning, 'AgentReasoning')
   end
   if text and text ~= '' then
     if run.reasoning_open then
-      run.reasoning_open = false
+      H.close_reasoning(run)
       H.append_text('\n\n')
     end
     H.append_text(text)
+  end
+end
+
+--- Reasoning is shown dim while it streams and folds away once the answer or a tool starts.
+function H.close_reasoning(run)
+  if not run or not run.reasoning_open then return end
+  run.reasoning_open = false
+  local buf = M.transcript_buf()
+  local range = { run.reasoning_start, vim.api.nvim_buf_line_count(buf), 'thinking' }
+  table.insert(H.state.details, range)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    H.fold(win, range)
   end
 end
 
@@ -208,6 +225,7 @@ end
 ---@param outcome string
 ---@param err string|nil
 function M.end_run(id, outcome, err)
+  H.close_reasoning(H.state.streaming[id])
   H.state.streaming[id] = nil
   local buf = M.transcript_buf()
   local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
@@ -243,6 +261,9 @@ function M.tool(view)
     view.duration_ms and string.format(' (%d ms)', view.duration_ms) or ''
   )
   local mark = H.state.tools[view.call_id]
+  for _, run in pairs(H.state.streaming) do
+    H.close_reasoning(run)
+  end
   if not mark then
     local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
     if last ~= '' then H.append_text('\n') end
@@ -285,6 +306,11 @@ end
 --- The closed fold of a tool's details: one dim line saying what `za` opens.
 ---@return string
 function M.foldtext()
+  for _, range in ipairs(H.state.details) do
+    if range[1] == vim.v.foldstart and range[3] == 'thinking' then
+      return string.format('▸ thinking (%d lines, za opens)', vim.v.foldend - vim.v.foldstart + 1)
+    end
+  end
   return string.format('  ▸ details (%d lines, za opens)', vim.v.foldend - vim.v.foldstart - 1)
 end
 
@@ -299,6 +325,45 @@ function H.refold(win)
   for _, range in ipairs(H.state.details) do
     H.fold(win, range)
   end
+end
+
+--- Opens the file named under the cursor (a changed file, a tool's path) in the window the user
+--- came from, or in a new split when the chat is the only thing on screen.
+function M.open_file_under_cursor()
+  local name = vim.fn.expand('<cfile>')
+  if name == '' or vim.fn.filereadable(name) == 0 then
+    vim.notify('agent: no file under the cursor', vim.log.levels.INFO)
+    return
+  end
+  local target
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local b = vim.api.nvim_win_get_buf(win)
+    if b ~= H.state.transcript and b ~= H.state.input and vim.api.nvim_win_get_config(win).relative == '' then
+      target = win
+      break
+    end
+  end
+  if target then
+    vim.api.nvim_set_current_win(target)
+    vim.cmd.edit(vim.fn.fnameescape(name))
+  else
+    vim.cmd('topleft vsplit ' .. vim.fn.fnameescape(name))
+  end
+end
+
+--- Puts the last run's changed files in the quickfix list and opens it.
+function M.changed_to_quickfix()
+  local files = H.state.last_changed or {}
+  if #files == 0 then
+    vim.notify('agent: the last run changed no files', vim.log.levels.INFO)
+    return
+  end
+  local items = {}
+  for _, f in ipairs(files) do
+    table.insert(items, { filename = f, lnum = 1, text = 'changed by the agent' })
+  end
+  vim.fn.setqflist({}, ' ', { title = 'agent: changed files', items = items })
+  vim.cmd('botright copen')
 end
 
 --- The completion entry: outcome, changed files and the checks actually run.
@@ -317,12 +382,13 @@ function M.completion(p)
     line = line .. ' · no build or tests were run'
   end
   local lines = { line }
+  H.state.last_changed = p.changed_files or {}
   if p.changed_files and #p.changed_files > 0 then
     local files = {}
     for _, f in ipairs(p.changed_files) do
       table.insert(files, '`' .. f .. '`')
     end
-    table.insert(lines, '> Changed: ' .. table.concat(files, ', '))
+    table.insert(lines, '> Changed: ' .. table.concat(files, ', ') .. '  (<CR> opens, Q lists)')
   end
   local last = vim.api.nvim_buf_get_lines(M.transcript_buf(), -2, -1, false)[1] or ''
   if last ~= '' then H.append_text('\n') end

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+
+const transcript = (t: TestNvim) =>
+  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+
+describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim | undefined;
+  let server: LlmServer | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await server?.close();
+    t = server = undefined;
+  });
+
+  it('picks a model from the list the server gives, and the next prompt uses it', async () => {
+    server = await startLlmServer({
+      models: ['alpha', { id: 'beta', max_model_len: 65536 }],
+      turns: [{ text: 'from beta' }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'alpha' } });
+    await t.lua(`
+      _G.offered = nil
+      vim.ui.select = function(items, opts, on_choice)
+        _G.offered = vim.tbl_map(opts.format_item, items)
+        on_choice('env/beta')
+      end
+      require('agent').open()
+      vim.cmd('Agent model')`);
+    const offered = await waitFor(
+      () => t?.lua<string[] | null>('return _G.offered or vim.NIL'),
+      10_000,
+      'model list',
+    );
+    expect(offered).toEqual(['env/alpha', 'env/beta  (65k context)']);
+    await t.lua(`require('agent').send('hi')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('from beta'), 10_000, 'reply');
+    expect((server.modelRequests()[0]?.body as { model: string }).model).toBe('beta');
+    expect(await t.lua<string>(`return require('agent').status().model`)).toBe('env/beta');
+  });
+
+  it(':Agent mode without an argument offers the three modes', async () => {
+    t = await startNvim();
+    const mode = await t.lua<string>(`
+      vim.ui.select = function(items, _, on_choice) on_choice(items[3]) end
+      vim.cmd('Agent mode')
+      return require('agent').status().mode`);
+    expect(mode).toBe('agent');
+  });
+
+  it('reasoning streams dim and folds away when the answer starts; Q lists changed files', async () => {
+    server = await startLlmServer({
+      turns: [
+        {
+          reasoning: 'Let me think.\nStep one.\nStep two.',
+          toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'a\n' } }],
+        },
+        { text: 'Wrote a.txt.' },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function(ev)
+        vim.schedule(function() require('agent').reply_permission(ev.data.id, 'once') end)
+      end })
+      require('agent').open()
+      require('agent').send('write a', { mode = 'agent' })`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Wrote a.txt.'), 10_000, 'answer');
+    const folds = await t.lua<{ line: string; closed: number }[]>(`
+      local w = require('agent.ui.chat').transcript_win()
+      local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)
+      local out = {}
+      for i, l in ipairs(lines) do
+        if l:match('Step') or l:match('Let me think') then
+          table.insert(out, { line = l, closed = vim.api.nvim_win_call(w, function() return vim.fn.foldclosed(i) end) })
+        end
+      end
+      return out`);
+    expect(folds.map((f) => f.line)).toEqual(['Let me think.', 'Step one.', 'Step two.']);
+    for (const f of folds) expect(f.closed).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(t.project, 'a.txt'), 'utf8')).toBe('a\n');
+    const qf = await t.lua<string[]>(`
+      vim.api.nvim_set_current_win(require('agent.ui.chat').transcript_win())
+      vim.api.nvim_feedkeys('Q', 'x', false)
+      return vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) end, vim.fn.getqflist())`);
+    expect(qf).toEqual(['a.txt']);
+  });
+});
