@@ -35,7 +35,9 @@ export const listFilesTool = defineTool({
     }
     const root = await realRoot(ctx.root);
     const start = toProjectRelative(root, target.real);
+    const report = { depthLimited: false };
     const entries = await walkFiles({
+      report,
       root,
       start: start === '.' ? '' : start,
       includeIgnored: args.include_ignored ?? false,
@@ -54,6 +56,10 @@ export const listFilesTool = defineTool({
     };
     const links = shown.filter((e) => e.link).map((e) => e.rel);
     if (links.length > 0) result.links = links;
+    if (report.depthLimited && args.recursive !== false) {
+      result.depth_limited = true;
+      result.depth_note = `Folders deeper than ${MAX_DEPTH} levels were not listed; list them with a deeper path.`;
+    }
     if (files.length > MAX_ENTRIES) {
       result.truncated = true;
       result.note = `Showing the first ${MAX_ENTRIES} of ${files.length} files; narrow the path or the extension.`;

@@ -15,6 +15,8 @@ export interface WalkOptions {
   /** 1 lists only the start directory. */
   maxDepth?: number;
   signal?: AbortSignal;
+  /** Set to true when a folder below maxDepth was not entered. */
+  report?: { depthLimited: boolean };
 }
 
 export interface WalkEntry {
@@ -82,6 +84,7 @@ export async function walkFiles(options: WalkOptions): Promise<WalkEntry[]> {
         }
         if (isDir) {
           if (job.depth < maxDepth) queue.push({ rel, depth: job.depth + 1, rules });
+          else if (options.report) options.report.depthLimited = true;
         } else if (entry.isFile()) {
           out.push({ rel, link: false });
         } else if (entry.isSymbolicLink() && listLinks) {

@@ -180,6 +180,15 @@ describe('list_files', () => {
     expect((await call({})).output).toMatchObject({ count: 526, truncated: true });
   });
 
+  it('says when folders were too deep to list', async () => {
+    const deep = path.join(root, 'deep', ...Array.from({ length: 13 }, (_, i) => `d${i}`));
+    await fs.mkdir(deep, { recursive: true });
+    await fs.writeFile(path.join(deep, 'bottom.txt'), 'x');
+    const result = await call({ path: 'deep' });
+    expect(result.output).toMatchObject({ files: [], depth_limited: true });
+    await fs.rm(path.join(root, 'deep'), { recursive: true });
+  });
+
   it('shows ignored entries only when asked, and refuses a file path', async () => {
     const all = await call({ include_ignored: true, extension: 'js' });
     expect(all.output.files).toEqual(['dist/out.js', 'node_modules/pkg/index.js']);
