@@ -17,7 +17,7 @@ export {
   type RuleSource,
   type SourcedRule,
 } from './permission-service.js';
-export { type PermissionSubject, type Subject, subjectsOf } from './request-subjects.js';
+export { type PermissionSubject, resourceKind, type Subject, subjectsOf } from './request-subjects.js';
 export {
   decide,
   evaluate,
@@ -30,4 +30,5 @@ export {
   stricter,
   type Verdict,
 } from './rule.js';
+export { escapePattern, literalOf, type PatternStyle, patternRegExp } from './rule-pattern.js';
 export { type CommandPart, splitShellCommand } from './shell-command.js';

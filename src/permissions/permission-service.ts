@@ -1,6 +1,7 @@
 import { DEFAULT_RULES, EDIT_TOOLS } from './defaults.js';
-import type { PermissionSubject } from './request-subjects.js';
+import { type PermissionSubject, resourceKind } from './request-subjects.js';
 import { decide, type PermissionAction, type PermissionRule } from './rule.js';
+import { escapePattern } from './rule-pattern.js';
 
 /** Where a rule came from, weakest first; a later source overrides an earlier one. */
 export const RULE_SOURCES = ['default', 'setup', 'project', 'session'] as const;
@@ -147,7 +148,13 @@ export class PermissionService {
       };
       const onAbort = () => settle({ allowed: false, reason: CANCELLED });
       signal.addEventListener('abort', onAbort, { once: true });
-      ask(request, signal).then(
+      let answer: Promise<PermissionDecision>;
+      try {
+        answer = ask(request, signal);
+      } catch (err) {
+        answer = Promise.reject(err);
+      }
+      answer.then(
         (decision) => {
           // A late answer after a cancel must not leave an "always" rule behind.
           if (!settled) settle(this.apply(request, decision));
@@ -178,9 +185,21 @@ export class PermissionService {
   }
 }
 
-/** The rule an "always" answer records: allow exactly this command, path or host, for this tool. */
+/**
+ * The rule an "always" answer records: allow exactly this command, path or host for this tool.
+ * The request's pattern is escaped so it stays exact: "always" for `rm *.tmp` must not later
+ * allow `rm -rf / x.tmp`, and for `README.md` must not cover `docs/README.md`.
+ */
 export function alwaysRuleFor(request: PermissionSubject): PermissionRule {
-  return { tool: request.tool, pattern: request.pattern.trim(), action: 'allow' };
+  const text = request.pattern.trim();
+  if (text === '') return { tool: request.tool, action: 'allow' };
+  const kind = resourceKind(request.tool);
+  if (kind === 'command')
+    return { tool: request.tool, pattern: escapePattern(text, 'command'), action: 'allow' };
+  let pattern = escapePattern(text, 'path');
+  const singlePath = !request.paths || request.paths.length <= 1;
+  if (kind === 'path' && singlePath && !pattern.includes('/')) pattern = `/${pattern}`;
+  return { tool: request.tool, pattern, action: 'allow' };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { PatternStyle } from './rule-pattern.js';
 import { splitShellCommand } from './shell-command.js';
 
 /**
@@ -16,7 +17,7 @@ export interface PermissionSubject {
 /** One thing a request does, checked against the rules on its own; the strictest result wins. */
 export interface Subject {
   /** How a rule's pattern is read: `*` spans anything in a command, one segment in a path. */
-  style: 'command' | 'path';
+  style: PatternStyle;
   /** Texts deny and ask rules match. */
   texts: string[];
   /** Texts allow rules match; narrower than `texts` where unwrapping changed who runs it. */
@@ -44,6 +45,12 @@ const PATH_TOOLS = new Set([
   'fetch_url',
 ]);
 
+/** What a tool's pattern names, which decides how rules read it and how "always" escapes it. */
+export function resourceKind(tool: string): 'command' | 'path' | 'host' {
+  if (tool === 'fetch_url') return 'host';
+  return PATH_TOOLS.has(tool) ? 'path' : 'command';
+}
+
 export function subjectsOf(request: PermissionSubject): Subject[] {
   const pattern = request.pattern.trim();
   if (SHELL_TOOLS.has(request.tool)) {
@@ -69,7 +76,7 @@ export function subjectsOf(request: PermissionSubject): Subject[] {
   return [plain('command', pattern)];
 }
 
-function plain(style: Subject['style'], text: string): Subject {
+function plain(style: PatternStyle, text: string): Subject {
   return { style, texts: [text], allowTexts: [text], opaque: false };
 }
 

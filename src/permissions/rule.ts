@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { globToRegExp } from '../util/glob-to-regexp.js';
 import { type PermissionSubject, type Subject, subjectsOf } from './request-subjects.js';
+import { literalOf, patternRegExp } from './rule-pattern.js';
 
 export const PERMISSION_ACTIONS = ['allow', 'ask', 'deny'] as const;
 
@@ -9,9 +9,10 @@ export type PermissionAction = (typeof PERMISSION_ACTIONS)[number];
 /**
  * `tool` is a canonical tool name or `*`. `pattern` matches the tool's resource: for shell and
  * build each simple command of the line (`*` matches any text, so `npm test*` is a prefix rule
- * and `npm test *` also matches plain `npm test`); for git the command with or without its
- * leading `git`; for file tools a project-relative path glob (`src/**`, `*.lock`, `.env*`); for
- * fetch_url the host (`*.github.com`). No pattern, or `*`, matches everything the tool does.
+ * and `npm test *` also matches plain `npm test`; `\\*` is a literal star); for git the command
+ * with or without its leading `git`; for file tools a project-relative path glob (`src/**`,
+ * `*.lock`, `.env*`, `/README.md` for the root one only); for fetch_url the host
+ * (`*.github.com`). No pattern, or `*`, matches everything the tool does. See `rule-pattern.ts`.
  */
 export interface PermissionRule {
   tool: string;
@@ -114,40 +115,20 @@ function decideSubject<R extends PermissionRule>(
 }
 
 /**
- * A pattern equal to the request's whole pattern covers all of it: that is how an "always"
- * answer to `make && make test` (recorded verbatim) allows the same line next time.
+ * A literal pattern equal to the request's whole pattern covers all of it: that is how an
+ * "always" answer to `make && make test` (recorded as that exact text) allows it next time.
  */
 function ruleMatches(rule: PermissionRule, tool: string, subject: Subject, whole: string): boolean {
   if (rule.tool !== '*' && rule.tool !== tool) return false;
   const pattern = rule.pattern?.trim();
-  if (pattern === undefined || pattern === '*' || pattern === whole) return true;
+  if (pattern === undefined || pattern === '*') return true;
   const texts = rule.action === 'allow' ? subject.allowTexts : subject.texts;
-  if (texts.includes(pattern)) return true;
+  const literal = literalOf(pattern, subject.style);
+  if (literal !== undefined && (literal === whole || texts.includes(literal))) return true;
+  // A path written out unescaped still names itself: `app/[id]/page.tsx`.
+  if (subject.style === 'path' && texts.includes(pattern)) return true;
   // A wildcard cannot vouch for code the text does not show; deny and ask rules still apply.
   if (rule.action === 'allow' && subject.opaque) return false;
-  const regexp = compile(pattern, subject.style);
+  const regexp = patternRegExp(pattern, subject.style);
   return texts.some((text) => regexp.test(text));
-}
-
-const compiled = new Map<string, RegExp>();
-
-function compile(pattern: string, style: Subject['style']): RegExp {
-  const key = `${style}\0${pattern}`;
-  let regexp = compiled.get(key);
-  if (!regexp) {
-    regexp = style === 'path' ? globToRegExp(pattern) : commandPattern(pattern);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(key, regexp);
-  }
-  return regexp;
-}
-
-/** Only `*` is special in command patterns: `?`, `[` and braces are common in real commands. */
-function commandPattern(pattern: string): RegExp {
-  const normalized = pattern.replace(/\s+/g, ' ');
-  const literal = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
-  // `git push *` should cover a bare `git push` too, the way users read it.
-  const optionalTail = normalized.endsWith(' *');
-  const body = (optionalTail ? normalized.slice(0, -2) : normalized).split('*').map(literal).join('.*');
-  return new RegExp(`^${body}${optionalTail ? '(?: .*)?' : ''}$`, 's');
 }

@@ -121,6 +121,18 @@ describe('PermissionService', () => {
       });
     });
 
+    it('refuses with a reason when the prompt throws before returning a promise', async () => {
+      const service = new PermissionService();
+      const controller = new AbortController();
+      const remove = vi.spyOn(controller.signal, 'removeEventListener');
+      const ask: AskUser<Request> = () => {
+        throw new Error('no UI attached');
+      };
+      const result = await service.check(shell('make'), ask, controller.signal);
+      expect(result).toMatchObject({ allowed: false, reason: expect.stringContaining('no UI attached') });
+      expect(remove).toHaveBeenCalled();
+    });
+
     it('refuses with a reason when the prompt itself fails', async () => {
       const service = new PermissionService();
       const ask = vi.fn<AskUser<Request>>(async () => {
@@ -176,6 +188,35 @@ describe('PermissionService', () => {
       service.clearSession();
       expect(service.rules().filter((r) => r.source === 'session')).toEqual([]);
       expect(service.evaluate(edit('src/a.ts')).action).toBe('ask');
+    });
+
+    it('escapes the recorded pattern so it allows exactly that command or path', async () => {
+      const service = new PermissionService();
+      const ask = answering('always');
+      const first = await service.check(shell('rm *.tmp'), ask, signal());
+      expect(first.rule?.pattern).toBe('rm \\*.tmp');
+      expect(service.evaluate(shell('rm *.tmp')).action).toBe('allow');
+      expect(service.evaluate(shell('rm -rf / x.tmp')).action).toBe('ask');
+
+      await service.check(shell('find . -exec rm {} \\;'), ask, signal());
+      expect(service.evaluate(shell('find . -exec rm {} \\;')).action).toBe('allow');
+
+      await service.check(edit('README.md'), ask, signal());
+      expect(service.evaluate(edit('README.md')).action).toBe('allow');
+      expect(service.evaluate(edit('docs/README.md')).action).toBe('ask');
+
+      await service.check(edit('app/[id]/page.tsx'), ask, signal());
+      expect(service.evaluate(edit('app/[id]/page.tsx')).action).toBe('allow');
+      expect(service.evaluate(edit('app/i/page.tsx')).action).toBe('ask');
+    });
+
+    it('records a tool-wide rule when the request has no pattern', () => {
+      expect(alwaysRuleFor({ tool: 'ask_user', pattern: '' })).toEqual({ tool: 'ask_user', action: 'allow' });
+      expect(alwaysRuleFor({ tool: 'fetch_url', pattern: 'api.github.com' })).toEqual({
+        tool: 'fetch_url',
+        pattern: 'api.github.com',
+        action: 'allow',
+      });
     });
 
     it('builds the rule and the project config snippet to save it', () => {
