@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const cacheRoot = process.env.AGENT_NVIM_CACHE ?? path.join(repo, '.cache', 'nvim');
+const cacheRoot = process.env.AGENT_NVIM_CACHE || path.join(repo, '.cache', 'nvim');
 const MIRROR = 'http://deb.debian.org/debian';
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 const ALL_SUITES = ['bookworm', 'trixie', 'sid'];
