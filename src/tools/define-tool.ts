@@ -64,7 +64,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
           string,
           unknown
         >;
-        parameters = schema;
+        parameters = dropSafeIntegerBounds(schema) as Record<string, unknown>;
       }
       return parameters;
     },
@@ -148,4 +148,20 @@ function toFailure(err: unknown, signal: AbortSignal): ToolFailure {
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string') return fail('io', message);
   return fail('internal', `The tool failed unexpectedly: ${message}`);
+}
+
+/**
+ * zod writes `.int()` as bounds of ±2^53-1; they say nothing to a model and cost tokens on every
+ * request, so they are dropped.
+ */
+function dropSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+    out[key] = dropSafeIntegerBounds(value);
+  }
+  return out;
 }

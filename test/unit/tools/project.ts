@@ -56,7 +56,10 @@ export function fakeEditor(): FakeEditor {
   return editor;
 }
 
-export function makeContext(root: string, overrides: Partial<ToolContext> = {}): ToolContext & { editor: FakeEditor } {
+export function makeContext(
+  root: string,
+  overrides: Partial<ToolContext> = {},
+): ToolContext & { editor: FakeEditor } {
   return {
     root,
     editor: fakeEditor(),
