@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type HostConfig, hostConfigSchema, splitModelRef } from '../config/schema.js';
 import { appendUser, createHistory, type History, lastAssistant, sessionUsage } from '../history/index.js';
+import { decisionOf, PermissionService, parseRules } from '../permissions/index.js';
 import { createProvider } from '../providers/create-provider.js';
 import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
 import { costOfMessages } from '../providers/pricing.js';
@@ -44,7 +45,6 @@ export interface ChatSessionOptions {
   logger: Logger;
   cwd: string;
   editor?: EditorPort;
-  permissions?: PermissionGate;
   onModeChange?: (mode: Mode) => void;
 }
 
@@ -70,9 +70,6 @@ const HEADLESS_EDITOR: EditorPort = {
   askUser: async () => '',
 };
 
-/** Every request asks the user; used until the host wires the rule-based service. */
-const ALWAYS_ASK: PermissionGate = { decide: (_request, ask) => ask() };
-
 /**
  * One conversation: it owns the history, the mode, the todo list and the latest plan, resolves
  * the provider from the user's config (or, with none, from what this machine offers), and runs
@@ -90,6 +87,9 @@ export class ChatSession {
   private detected: Promise<ResolvedModel | undefined> | undefined;
   private lastModel: string | undefined;
   private latestPlan: string | undefined;
+  private readonly permissions = new PermissionService();
+  /** Rule errors from the last configure(), told to the user with the next run. */
+  private configProblems: string[] = [];
 
   constructor(private readonly options: ChatSessionOptions) {}
 
@@ -101,6 +101,12 @@ export class ChatSession {
     }
     this.config = parsed.data;
     if (!this.modeSetByUser) this.mode = this.config.mode;
+    const setup = parseRules(this.config.permissions, 'permissions');
+    const project = parseRules(this.config.project?.permissions ?? [], '.agent/config.json permissions');
+    this.permissions.setRules('setup', setup.rules);
+    this.permissions.setRules('project', project.rules);
+    this.permissions.setAutoApprove(this.config.auto_approve);
+    this.configProblems = [...setup.errors, ...project.errors];
     this.resolved.clear();
     this.detected = undefined;
     this.warmUp();
@@ -144,6 +150,8 @@ export class ChatSession {
         return;
       }
       if (request.mode && request.mode !== this.mode) this.setMode(request.mode);
+      for (const problem of this.configProblems.splice(0))
+        sink.notice(`Ignored permission rule: ${problem}`, 'warn');
       const mode = this.mode;
       this.lastModel = `${target.provider.id}/${target.model}`;
       sink.started(request.id, this.lastModel);
@@ -292,6 +300,7 @@ export class ChatSession {
     this.history = createHistory();
     this.todos.set([]);
     this.latestPlan = undefined;
+    this.permissions.clearSession();
   }
 
   private root(): string {
@@ -312,13 +321,14 @@ export class ChatSession {
   /** The tools' view of the editor for one run: prompts are tied to the run's abort signal. */
   private toolEditor(signal: AbortSignal): Editor {
     const port = this.options.editor ?? HEADLESS_EDITOR;
-    const gate = this.options.permissions ?? ALWAYS_ASK;
     return {
       bufferText: (p) => port.bufferText(p),
       diagnostics: async (p) => (await port.diagnostics(p)) as Awaited<ReturnType<Editor['diagnostics']>>,
       lsp: async (r) => (await port.lsp({ ...r })) as Awaited<ReturnType<Editor['lsp']>>,
       fileChanged: (p) => port.fileChanged(p),
-      askPermission: (request) => gate.decide(request, () => port.askPermission(request, signal), signal),
+      // Rules and auto-approve first; the user is asked only when they say "ask".
+      askPermission: (request) =>
+        this.permissions.check(request, (r, s) => port.askPermission(r, s), signal).then(decisionOf),
       askUser: (question, options) => port.askUser(question, options, signal),
     };
   }

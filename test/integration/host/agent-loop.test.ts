@@ -255,4 +255,56 @@ describe('agent loop', () => {
     expect(buildRequest).toContain('Create hello.txt');
     expect(b.seen.done[0]?.completion?.changed_files).toEqual(['hello.txt']);
   });
+
+  it('applies permission rules and auto-approve before asking, and remembers "always"', async () => {
+    const editor = new FakeEditor();
+    editor.decide = (r) => (r.pattern.startsWith('touch') ? 'always' : 'once');
+    const shell = (id: string, command: string) => ({
+      toolCalls: [{ id, name: 'shell', arguments: { command } }],
+    });
+    const { chat } = await session(
+      [
+        shell('a', 'echo allowed-by-rule'),
+        shell('b', 'rm -rf build'),
+        shell('c', 'touch made.txt'),
+        shell('d', 'touch made.txt'),
+        { toolCalls: [{ id: 'e', name: 'write_file', arguments: { path: 'w.txt', content: 'w' } }] },
+        shell('f', 'echo allowed-by-rule && touch other.txt'),
+        { text: 'done' },
+      ],
+      editor,
+      {
+        permissions: [
+          { tool: 'shell', pattern: 'echo *', action: 'allow' },
+          { tool: 'shell', pattern: 'rm *', action: 'deny' },
+        ],
+        auto_approve: 'edits',
+      },
+    );
+    chat.setMode('agent');
+    const r = recorder();
+    await chat.prompt({ id: '1', text: 'go' }, r.sink);
+    // Asked: the first touch (answered "always") and the compound command; not the echo (rule),
+    // not rm (denied by rule), not the second touch (always), not write_file (auto-approved edit).
+    expect(editor.asked.map((a) => a.pattern)).toEqual([
+      'touch made.txt',
+      'echo allowed-by-rule && touch other.txt',
+    ]);
+    expect(r.seen.tools.filter((t) => t.status !== 'running').map((t) => `${t.call_id}:${t.status}`)).toEqual(
+      ['a:done', 'b:denied', 'c:done', 'd:done', 'e:done', 'f:done'],
+    );
+    expect(fs.existsSync(path.join(project, 'w.txt'))).toBe(true);
+  });
+
+  it('tells the user about permission rules it cannot use, and keeps the good ones', async () => {
+    const { chat } = await session([{ text: 'hi' }], new FakeEditor(), {
+      permissions: [
+        { tool: 'shell', action: 'maybe' },
+        { tool: 'read_file', action: 'allow' },
+      ],
+    });
+    const r = recorder();
+    await chat.prompt({ id: '1', text: 'hi' }, r.sink);
+    expect(r.seen.notices.some((n) => n.startsWith('Ignored permission rule: permissions[0]'))).toBe(true);
+  });
 });
