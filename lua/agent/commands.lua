@@ -44,6 +44,17 @@ M.subcommands = {
       return out
     end,
   },
+  approve = {
+    run = function(args)
+      local map = { off = false, edits = 'edits', all = true }
+      if args[1] == nil or map[args[1]] == nil then
+        vim.notify('agent: :Agent approve off|edits|all', vim.log.levels.ERROR)
+        return
+      end
+      require('agent').set_auto_approve(map[args[1]])
+    end,
+    complete = function() return { 'off', 'edits', 'all' } end,
+  },
   stop = { run = function() require('agent').stop() end },
   build = { run = function() require('agent').build() end },
   prompt = { run = function() require('agent.ui.prompt').reopen() end },

@@ -178,6 +178,19 @@ function M.set_model(model)
   if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
 end
 
+--- Turns auto-approval on or off: `'edits'` lets file edits through without asking (commands
+--- still ask), `true` approves everything that no deny rule forbids.
+---@param value false|'edits'|true
+function M.set_auto_approve(value)
+  if value ~= false and value ~= true and value ~= 'edits' then
+    vim.notify('agent: auto_approve must be false|true|"edits"', vim.log.levels.ERROR)
+    return
+  end
+  require('agent.config').current.auto_approve = value
+  require('agent.rpc').reconfigure()
+  if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
+end
+
 --- Lists the models the providers offer (asking their servers) and lets the user pick one.
 function M.pick_model()
   if not H.supported() then return end

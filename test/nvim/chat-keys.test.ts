@@ -88,4 +88,26 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       return vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) end, vim.fn.getqflist())`);
     expect(qf).toEqual(['a.txt']);
   });
+
+  it(':Agent approve edits lets file edits through without a prompt and shows it in the status', async () => {
+    server = await startLlmServer({
+      turns: [
+        { toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'b.txt', content: 'b\n' } }] },
+        { text: 'Wrote b.' },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      _G.asked = 0
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function() _G.asked = _G.asked + 1 end })
+      require('agent').open()
+      vim.cmd('Agent approve edits')
+      require('agent').send('write b', { mode = 'agent' })`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Wrote b.'), 10_000, 'answer');
+    expect(fs.readFileSync(path.join(t.project, 'b.txt'), 'utf8')).toBe('b\n');
+    expect(await t.lua<number>('return _G.asked')).toBe(0);
+    expect(await t.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`)).toContain(
+      'auto-edits',
+    );
+  });
 });
