@@ -19,6 +19,7 @@ export interface ChatRequestOptions {
   shortCallIds: boolean;
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
   streamUsage: boolean;
+  reasoningEffort?: string | undefined;
 }
 
 /** Deterministic, so the same call keeps the same id from request to request. */
@@ -41,6 +42,7 @@ export function buildChatRequest(req: ModelRequest, opts: ChatRequestOptions): J
   const body: Json = { model: req.model, messages, stream: true };
   if (opts.streamUsage) body.stream_options = { include_usage: true };
   if (req.maxTokens) body[opts.maxTokensField] = req.maxTokens;
+  if (opts.reasoningEffort) body.reasoning_effort = opts.reasoningEffort;
   if (!opts.textTools && req.tools.length) {
     body.tools = req.tools.map((t) => ({
       type: 'function',

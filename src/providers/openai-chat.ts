@@ -168,8 +168,15 @@ export class OpenAIChatProvider implements Provider {
     const link = linkAbort(signal, this.opts.config.timeout ?? DEFAULT_TIMEOUT_MS);
     try {
       if (!textTools && this.usesResponses(req.model)) {
-        const maxTokens = req.maxTokens ?? modelOptions(this.opts.config, req.model).max_tokens;
-        yield* streamResponses(client, maxTokens ? { ...req, maxTokens } : req, this.id, link);
+        const options = modelOptions(this.opts.config, req.model);
+        const maxTokens = req.maxTokens ?? options.max_tokens;
+        yield* streamResponses(
+          client,
+          maxTokens ? { ...req, maxTokens } : req,
+          this.id,
+          link,
+          options.reasoning_effort,
+        );
       } else yield* this.chatCompletion(client, req, textTools, link);
     } catch (err) {
       if (link.timedOut() && !signal.aborted) {
@@ -197,6 +204,7 @@ export class OpenAIChatProvider implements Provider {
       shortCallIds: wantsShortCallIds(this.opts.baseUrl, req.model),
       maxTokensField: this.opts.flavor.maxTokensField,
       streamUsage: this.streamUsage,
+      reasoningEffort: modelOptions(this.opts.config, req.model).reasoning_effort,
     });
     const acc = new ChatAccumulator(this.id);
     const filter = textTools ? holdBackMarkup() : undefined;

@@ -23,7 +23,7 @@ export function isReasoningModel(model: string): boolean {
   return /^(o\d|gpt-5)/.test(id) && !/-chat/.test(id);
 }
 
-export function buildResponsesRequest(req: ModelRequest, providerId: string): Json {
+export function buildResponsesRequest(req: ModelRequest, providerId: string, effort?: string): Json {
   const input: Json[] = [];
   for (const m of fromLastSummary(req.messages)) appendItems(input, m, providerId);
   const body: Json = { model: req.model, input, stream: true, store: false };
@@ -39,7 +39,7 @@ export function buildResponsesRequest(req: ModelRequest, providerId: string): Js
   }
   if (req.maxTokens) body.max_output_tokens = req.maxTokens;
   if (isReasoningModel(req.model)) {
-    body.reasoning = { summary: 'auto' };
+    body.reasoning = effort ? { summary: 'auto', effort } : { summary: 'auto' };
     body.include = ['reasoning.encrypted_content'];
   }
   return body;
@@ -89,10 +89,15 @@ export async function* streamResponses(
   req: ModelRequest,
   providerId: string,
   link: AbortLink,
+  effort?: string,
 ): AsyncGenerator<ProviderEvent> {
   const response = await client.responses
     .create(
-      buildResponsesRequest(req, providerId) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming,
+      buildResponsesRequest(
+        req,
+        providerId,
+        effort,
+      ) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming,
       {
         signal: link.signal,
       },

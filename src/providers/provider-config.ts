@@ -28,6 +28,10 @@ export const modelOptionsSchema = z.object({
     .min(0)
     .optional()
     .describe('Anthropic extended-thinking budget in tokens.'),
+  reasoning_effort: z
+    .enum(['minimal', 'low', 'medium', 'high'])
+    .optional()
+    .describe('OpenAI-style reasoning effort (chat `reasoning_effort`, Responses `reasoning.effort`).'),
 });
 
 export const providerConfigSchema = z.object({

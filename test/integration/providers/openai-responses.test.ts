@@ -90,6 +90,27 @@ describe('OpenAI Responses API', () => {
     expect(must(server.modelRequests()[1]).body).toMatchObject({ model: 'o3' });
   });
 
+  it('passes the configured reasoning effort on both routes', async () => {
+    await using server = await startLlmServer([{ text: 'a' }, { text: 'b' }]);
+    const provider = createProvider('openai', {
+      type: 'openai',
+      base_url: server.url,
+      api_key: 'k-123456',
+      models: { 'gpt-5': { reasoning_effort: 'high' }, 'gpt-4.1': {} },
+      pricing: {},
+    });
+    await runStream(provider, request({ model: 'gpt-5' }));
+    const deepseek = createProvider('ds', {
+      type: 'openai_compatible',
+      base_url: server.url,
+      models: { 'deepseek-reasoner': { reasoning_effort: 'low' } },
+    });
+    await runStream(deepseek, request({ model: 'deepseek-reasoner' }));
+    const [responses, chat] = server.modelRequests().map((r) => r.body as Json);
+    expect(responses?.reasoning).toEqual({ summary: 'auto', effort: 'high' });
+    expect(chat?.reasoning_effort).toBe('low');
+  });
+
   it('fails on an incomplete response and without response.completed', async () => {
     await using server = await startLlmServer([
       { text: 'long', finishReason: 'max_output_tokens' },
