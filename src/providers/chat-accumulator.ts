@@ -46,6 +46,7 @@ export function mapFinishReason(raw: string): FinishReason {
     case 'stop':
     case 'end_turn':
     case 'eos':
+    case 'eos_token':
     case 'stop_sequence':
       return 'stop';
     case 'tool_calls':

@@ -1,5 +1,5 @@
 export { createProvider, parseProviderConfig } from './create-provider.js';
-export { type DetectedProvider, detectProvider, type Probe } from './detect-provider.js';
+export { type DetectedProvider, detectProvider, httpProbe, type Probe } from './detect-provider.js';
 export type { Price } from './model-table.js';
 export { addCosts, costOf, costOfMessages } from './pricing.js';
 export type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType, ToolSpec } from './provider.js';
