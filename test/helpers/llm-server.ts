@@ -201,9 +201,7 @@ async function respond(
     return sendJson(res, turn.status, payload, turn.headers);
   }
   if (body?.stream !== true && !turn.events && !turn.raw) {
-    const payload =
-      turn.body ??
-      (wire === 'anthropic' ? anthropicMessage(turn, model, seq) : openAiCompletion(turn, model, seq));
+    const payload = turn.body ?? nonStreamed(wire, turn, model, seq);
     return sendJson(res, turn.status ?? 200, payload, turn.headers);
   }
 
@@ -269,6 +267,15 @@ async function respond(
   }
   if (turn.hang) return;
   res.end();
+}
+
+/** The whole answer as one JSON body, for requests without `stream: true`. */
+function nonStreamed(wire: Wire, turn: ScriptedResponse, model: string, seq: number): unknown {
+  if (wire === 'anthropic') return anthropicMessage(turn, model, seq);
+  if (wire === 'openai') return openAiCompletion(turn, model, seq);
+  // The Responses API's final event carries the complete response object.
+  const last = responsesEvents(turn, model, seq).at(-1) as { response?: unknown } | undefined;
+  return last?.response;
 }
 
 /**

@@ -100,3 +100,24 @@ describe('scripted LLM server', () => {
     expect(String(exhausted)).toContain('no scripted response left');
   });
 });
+
+describe('scripted LLM server, non-streamed answers', () => {
+  it('answers each API with its own complete body', async () => {
+    await using server = await startLlmServer([{ text: 'one' }, { text: 'two' }, { text: 'three' }]);
+    const openai = new OpenAI({ baseURL: server.url, apiKey: 'k', maxRetries: 0 });
+    const chat = await openai.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(chat.choices[0]?.message.content).toBe('one');
+    const anthropic = new Anthropic({ baseURL: server.anthropicUrl, apiKey: 'k', maxRetries: 0 });
+    const message = await anthropic.messages.create({
+      model: 'c',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(message.content[0]?.type === 'text' && message.content[0].text).toBe('two');
+    const response = await openai.responses.create({ model: 'gpt-5', input: 'x' });
+    expect(response.output_text).toBe('three');
+  });
+});
