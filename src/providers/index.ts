@@ -5,3 +5,4 @@ export { addCosts, costOf, costOfMessages } from './pricing.js';
 export type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType, ToolSpec } from './provider.js';
 export type { ModelOptions, ProviderConfig, ProviderConfigInput } from './provider-config.js';
 export { ProviderError, type ProviderErrorKind } from './provider-error.js';
+export { type ProviderStatus, providerStatus } from './provider-status.js';
