@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
@@ -12,6 +14,13 @@ interface Expanded {
 
 const expand = (t: TestNvim, text: string, opts: Record<string, unknown> = {}) =>
   t.lua<Expanded>(`return require('agent.context').expand(...)`, [text, opts]);
+
+/** The Neovim under test by absolute path, so it starts with an empty PATH. */
+function absoluteNvim(): string {
+  const bin = nvimBinary();
+  if (path.isAbsolute(bin)) return bin;
+  return spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).stdout.trim();
+}
 
 const context = (r: Expanded) => r.context.join('\n');
 
@@ -330,6 +339,93 @@ describe(`context attachments on Neovim ${nvimVersion(nvimBinary())}`, () => {
     const everything = await omni(t, '@');
     expect(everything.ms, `${everything.ms} ms`).toBeLessThan(50);
     expect(everything.items).toHaveLength(200);
+  });
+
+  it('<C-x><C-o> typed before the file list is ready shows the menu once it arrives', async () => {
+    t = await startNvim();
+    write(t, 'pkg/file1.ts', '');
+    write(t, 'pkg/file2.ts', '');
+    await t.lua(`
+      -- Hold the lister back, as a slow disk would.
+      local real = vim.system
+      vim.system = function(cmd, opts, on_exit)
+        vim.defer_fn(function() real(cmd, opts, on_exit) end, 300)
+        return { kill = function() end }
+      end
+      local buf = require('agent.ui.chat').input_buf()
+      vim.api.nvim_win_set_buf(0, buf)
+      require('agent.context').attach(buf)
+      vim.system = real`);
+    await t.nvim.input('isee @pkg/fi<C-x><C-o>');
+    expect(await t.lua<boolean>(`return require('agent.context.files').pending()`)).toBe(true);
+    const words = await waitFor(
+      async () => {
+        const info = await t?.lua<{ items: { word: string }[] }>(`return vim.fn.complete_info({ 'items' })`);
+        return info && info.items.length > 0 ? info.items.map((i) => i.word) : undefined;
+      },
+      5000,
+      'completion menu',
+    );
+    expect(words).toEqual(['pkg/file1.ts', 'pkg/file2.ts']);
+    await t.nvim.input('<C-y><Esc>');
+    expect(await t.lua<string>(`return vim.api.nvim_get_current_line()`)).toBe('see @pkg/file1.ts');
+  });
+
+  it('without rg or git, walks the tree in slices', async () => {
+    const emptyBin = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-empty-bin-'));
+    try {
+      t = await startNvim({ bin: absoluteNvim(), env: { PATH: emptyBin } });
+      write(t, 'a/b/c.txt', '');
+      write(t, 'node_modules/x/index.js', '');
+      write(t, 'top.md', '');
+      await t.lua(`require('agent.context').attach(require('agent.ui.chat').input_buf())`);
+      const files = await waitFor(
+        () => t?.lua<string[] | null>(`return require('agent.context.files').get()`),
+        10_000,
+        'file list',
+      );
+      expect(files).toEqual(['a/b/c.txt', 'top.md']);
+    } finally {
+      fs.rmSync(emptyBin, { recursive: true, force: true });
+    }
+  });
+
+  it('attaches each token once and stops at the total budget', async () => {
+    t = await startNvim();
+    write(t, 'a.txt', `${'a'.repeat(600)}\n`);
+    write(t, 'b.txt', `${'b'.repeat(600)}\n`);
+    const r = await expand(t, '@a.txt @a.txt @b.txt', { max_total_bytes: 1000 });
+    expect(r.attachments.map((a) => a.label)).toEqual(['@a.txt']);
+    expect(r.errors).toEqual(['@b.txt: not attached: the attachments of this message reach 1000 B']);
+  });
+
+  it('registers with nvim-cmp and blink.cmp only when they are loaded', async () => {
+    t = await startNvim();
+    const got = await t.lua<Record<string, unknown>>(`
+      local calls = {}
+      local buf = require('agent.ui.chat').input_buf()
+      require('agent.context').attach(buf)
+      calls.none = package.loaded['cmp'] == nil and package.loaded['blink.cmp'] == nil
+      package.loaded['cmp'] = {
+        register_source = function(name, source) calls.cmp = { name = name, triggers = source:get_trigger_characters() } end,
+        get_config = function() return { sources = { { name = 'buffer' } } } end,
+        setup = { buffer = function(cfg) calls.cmp_buffer = { buf = vim.api.nvim_get_current_buf(), sources = cfg.sources } end },
+      }
+      package.loaded['blink.cmp'] = {
+        add_source_provider = function(id, cfg) calls.blink = { id = id, module = cfg.module } end,
+        add_filetype_source = function(ft, id) calls.blink_ft = { ft = ft, id = id } end,
+      }
+      local other = vim.api.nvim_create_buf(true, false)
+      vim.api.nvim_set_current_buf(other)
+      require('agent.context').attach(buf)
+      calls.input = buf
+      package.loaded['cmp'], package.loaded['blink.cmp'] = nil, nil
+      return calls`);
+    expect(got.none).toBe(true);
+    expect(got.cmp).toEqual({ name: 'agent', triggers: ['@', '#'] });
+    expect(got.cmp_buffer).toEqual({ buf: got.input, sources: [{ name: 'agent' }, { name: 'buffer' }] });
+    expect(got.blink).toEqual({ id: 'agent', module: 'agent.context.blink' });
+    expect(got.blink_ft).toEqual({ ft: 'agent-input', id: 'agent' });
   });
 
   it('offers the same candidates to nvim-cmp and blink.cmp sources', async () => {

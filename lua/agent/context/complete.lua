@@ -195,6 +195,7 @@ H.registered = { cmp = false, blink = false }
 function M.register_plugins(buf)
   H.register(buf)
   vim.api.nvim_create_autocmd('InsertEnter', {
+    group = vim.api.nvim_create_augroup('agent.context.register.' .. buf, { clear = true }),
     buffer = buf,
     once = true,
     desc = 'agent: offer @ and # completion to nvim-cmp / blink.cmp',
