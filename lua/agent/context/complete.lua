@@ -38,8 +38,8 @@ end
 ---@field kind 'file'|'buffer'|'token'
 ---@field info? string
 
---- Candidates for a completion context. `on_ready` runs later (scheduled) when the file list
---- was not available yet and has now been computed; the return value then says `pending`.
+--- Candidates for a completion context. When there is no file list yet, `pending` is true and
+--- `on_ready` runs later (scheduled) once it has been computed.
 ---@param c agent.context.CompletionContext
 ---@param opts? { cwd?: string, limit?: integer, on_ready?: fun() }
 ---@return agent.context.Candidate[] candidates, boolean pending, boolean incomplete
@@ -47,8 +47,13 @@ function M.candidates(c, opts)
   opts = opts or {}
   local limit = opts.limit or M.max_items
   if c.trigger == '#' then return H.hash_candidates(c.prefix, opts.cwd), false, false end
-  local files = require('agent.context.files').get(opts.cwd, opts.on_ready and function() opts.on_ready() end)
-  if not files then return {}, true, false end
+  local lister = require('agent.context.files')
+  local files = lister.get(opts.cwd)
+  if not files then
+    -- Only a first list is waited for: a refresh of a stale one must not pop a menu up later.
+    if opts.on_ready then lister.get(opts.cwd, function() opts.on_ready() end) end
+    return {}, true, false
+  end
   local prefix = c.prefix:gsub(':[%d-]*$', '')
   local matched
   if prefix == '' then
