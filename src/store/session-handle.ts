@@ -8,16 +8,10 @@ import type { Message, ToolCall } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { CheckpointLog } from './checkpoints.js';
 import { scrubSecrets } from './scrub-secrets.js';
+import type { SessionFiles } from './session-files.js';
 import type { SessionLock } from './session-lock.js';
 import type { LogWriter } from './session-log.js';
 import type { LogEvent, MetaPatch, SessionMeta } from './types.js';
-
-export interface SessionFiles {
-  log: string;
-  meta: string;
-  lock: string;
-  checkpoints: string;
-}
 
 /** The last recorded form of a message, to log only what changed on `update`. */
 interface Known {

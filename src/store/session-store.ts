@@ -14,22 +14,22 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Low } from 'lowdb';
 import type { Message } from '../history/types.js';
-import { isNotFound, writeFileAtomic } from '../util/atomic-write.js';
+import { isNotFound } from '../util/atomic-write.js';
 import { CheckpointLog } from './checkpoints.js';
 import { sessionToMarkdown } from './export-markdown.js';
-import { AtomicJsonFile, openJsonDb } from './json-file.js';
-import { emptyUsage, migrateDocumentV1, SCHEMA_VERSION } from './migrate.js';
+import { emptyUsage, SCHEMA_VERSION } from './migrate.js';
 import { projectIdOf, realRootOf } from './project-id.js';
-import { type SessionFiles, SessionHandle } from './session-handle.js';
-import { acquireSessionLock, lockOwner } from './session-lock.js';
+import { scrubSecrets } from './scrub-secrets.js';
+import { exists, ID_SHAPE, migrateV1File, type SessionFiles, sessionFiles } from './session-files.js';
+import { SessionHandle } from './session-handle.js';
+import { listProjectSessions } from './session-index.js';
+import { acquireSessionLock, lockOwner, type SessionLock } from './session-lock.js';
 import { LogWriter, readSessionLog } from './session-log.js';
 import { titleFromPrompt } from './session-title.js';
 import {
   type Mode,
   SessionBusyError,
-  SessionCorruptError,
   type SessionData,
   type SessionList,
   type SessionMeta,
@@ -52,38 +52,6 @@ export interface CreateSession {
   model: string;
   firstPrompt?: string;
   title?: string;
-}
-
-interface IndexEntry {
-  /** `mtimeMs:size` of the meta snapshot the summary was read from. */
-  stamp: string;
-  summary: SessionSummary;
-}
-
-interface IndexData {
-  version: number;
-  sessions: Record<string, IndexEntry>;
-}
-
-const ID_SHAPE = /^[A-Za-z0-9_-]{1,80}$/;
-
-function summaryOf(meta: SessionMeta): SessionSummary {
-  const { id, title, root, projectId, createdAt, updatedAt, mode, model, cost } = meta;
-  return {
-    id,
-    title,
-    root,
-    projectId,
-    createdAt,
-    updatedAt,
-    mode,
-    model,
-    ...(cost === undefined ? {} : { cost }),
-  };
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class SessionStore {
@@ -113,7 +81,7 @@ export class SessionStore {
     await fs.mkdir(dir, { recursive: true });
     const at = this.now();
     const id = `${at.toString(36)}-${randomBytes(5).toString('hex')}`;
-    const meta: SessionMeta = {
+    const meta: SessionMeta = scrubSecrets({
       id,
       title: init.title?.trim() || titleFromPrompt(init.firstPrompt),
       root,
@@ -124,17 +92,19 @@ export class SessionStore {
       model: init.model,
       todos: [],
       usage: emptyUsage(),
-    };
-    const files = this.filesOf(dir, id);
+    });
+    const files = sessionFiles(dir, id);
     const lock = await acquireSessionLock(files.lock, id);
+    let writer: LogWriter | undefined;
     try {
-      const writer = await LogWriter.open(files.log, { sync: this.sync });
+      writer = await LogWriter.open(files.log, { sync: this.sync });
       await writer.append([{ type: 'session', version: SCHEMA_VERSION, meta }]);
       const handle = await this.attach(structuredClone(meta), files, writer, lock, []);
       await handle.writeSnapshot();
       this.located.set(id, dir);
       return handle;
     } catch (err) {
+      await writer?.close().catch(() => {});
       await lock.release();
       throw err;
     }
@@ -144,16 +114,18 @@ export class SessionStore {
   async resume(id: string): Promise<{ handle: SessionHandle; data: SessionData }> {
     if (this.open.has(id)) throw new SessionBusyError(id, { pid: process.pid, host: 'this instance' });
     const dir = await this.locate(id);
-    const files = this.filesOf(dir, id);
+    const files = sessionFiles(dir, id);
     const lock = await acquireSessionLock(files.lock, id);
+    let writer: LogWriter | undefined;
     try {
       const read = await readSessionLog(files.log);
       // The torn tail is cut off before the first append, or the next line would be glued to it.
-      const writer = await LogWriter.open(files.log, { sync: this.sync, validBytes: read.validBytes });
+      writer = await LogWriter.open(files.log, { sync: this.sync, validBytes: read.validBytes });
       const { validBytes: _, ...data } = read;
       const handle = await this.attach(structuredClone(data.meta), files, writer, lock, data.messages);
       return { handle, data };
     } catch (err) {
+      await writer?.close().catch(() => {});
       await lock.release();
       throw err;
     }
@@ -162,7 +134,7 @@ export class SessionStore {
   /** Reads a session without taking it (preview, export, another instance's session). */
   async load(id: string): Promise<SessionData> {
     const dir = await this.locate(id);
-    const { validBytes: _, ...data } = await readSessionLog(this.filesOf(dir, id).log);
+    const { validBytes: _, ...data } = await readSessionLog(sessionFiles(dir, id).log);
     return data;
   }
 
@@ -172,7 +144,8 @@ export class SessionStore {
     const sessions: SessionSummary[] = [];
     const problems: StoreProblem[] = [];
     for (const projectId of projects) {
-      const listed = await this.listProject(projectId);
+      const indexFile = path.join(this.projectDir(projectId), 'index.json');
+      const listed = await listProjectSessions(this.sessionsDir(projectId), indexFile, projectId);
       sessions.push(...listed.sessions);
       problems.push(...listed.problems);
     }
@@ -194,7 +167,7 @@ export class SessionStore {
   /** Deletes a session and its checkpoints. Refused while another Neovim has it open. */
   async remove(id: string): Promise<void> {
     const dir = await this.locate(id);
-    const files = this.filesOf(dir, id);
+    const files = sessionFiles(dir, id);
     await this.open.get(id)?.close();
     const lock = await acquireSessionLock(files.lock, id);
     try {
@@ -220,7 +193,7 @@ export class SessionStore {
     meta: SessionMeta,
     files: SessionFiles,
     writer: LogWriter,
-    lock: Awaited<ReturnType<typeof acquireSessionLock>>,
+    lock: SessionLock,
     messages: Message[],
   ): Promise<SessionHandle> {
     const checkpoints = await CheckpointLog.open(files.checkpoints, {
@@ -253,16 +226,6 @@ export class SessionStore {
     return path.join(this.projectDir(projectId), 'sessions');
   }
 
-  private filesOf(dir: string, id: string): SessionFiles {
-    const base = path.join(dir, id);
-    return {
-      log: `${base}.jsonl`,
-      meta: `${base}.meta.json`,
-      lock: `${base}.lock`,
-      checkpoints: `${base}.checkpoints`,
-    };
-  }
-
   private async projectIds(): Promise<string[]> {
     try {
       return (await fs.readdir(path.join(this.dataDir, 'projects'), { withFileTypes: true }))
@@ -281,115 +244,19 @@ export class SessionStore {
     if (cached) return cached;
     for (const projectId of await this.projectIds()) {
       const dir = this.sessionsDir(projectId);
-      const found =
-        (await exists(path.join(dir, `${id}.jsonl`))) ||
-        ((await exists(path.join(dir, `${id}.json`))) && (await this.migrateV1(dir, id, projectId)));
-      if (found) {
-        this.located.set(id, dir);
-        return dir;
+      if (!(await exists(path.join(dir, `${id}.jsonl`)))) {
+        if (!(await exists(path.join(dir, `${id}.json`)))) continue;
+        await migrateV1File(dir, id, projectId);
       }
+      this.located.set(id, dir);
+      return dir;
     }
     throw new SessionNotFoundError(id);
-  }
-
-  private async migrateV1(dir: string, id: string, projectId: string): Promise<boolean> {
-    const legacy = path.join(dir, `${id}.json`);
-    const events = migrateDocumentV1(legacy, JSON.parse(await fs.readFile(legacy, 'utf8')), projectId);
-    const files = this.filesOf(dir, id);
-    const header = events[0];
-    if (header?.type !== 'session' || header.meta.id !== id) {
-      throw new SessionCorruptError(legacy, 'its id does not match its file name');
-    }
-    await writeFileAtomic(files.log, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
-    await writeFileAtomic(files.meta, `${JSON.stringify(header.meta)}\n`);
-    // Kept aside rather than deleted: an older build can still be pointed at it by hand.
-    await fs.rename(legacy, path.join(dir, `${id}.v1.json.bak`)).catch(() => {});
-    return true;
-  }
-
-  private async listProject(projectId: string): Promise<SessionList> {
-    const dir = this.sessionsDir(projectId);
-    let names: string[];
-    try {
-      names = await fs.readdir(dir);
-    } catch (err) {
-      if (isNotFound(err)) return { sessions: [], problems: [] };
-      throw err;
-    }
-    const problems: StoreProblem[] = [];
-    const ids = new Set(names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length)));
-    for (const name of names) {
-      const id = name.endsWith('.json') && !name.endsWith('.meta.json') ? name.slice(0, -'.json'.length) : '';
-      if (!id || ids.has(id) || !ID_SHAPE.test(id)) continue;
-      try {
-        if (await this.migrateV1(dir, id, projectId)) ids.add(id);
-      } catch (err) {
-        problems.push({ file: path.join(dir, name), sessionId: id, error: message(err) });
-      }
-    }
-    const indexFile = path.join(this.projectDir(projectId), 'index.json');
-    const index = await openJsonDb<IndexData>(indexFile, { version: 1, sessions: {} }).catch(
-      // A torn or foreign index is only a cache: start over and rebuild it from the sessions.
-      () => new Low<IndexData>(new AtomicJsonFile<IndexData>(indexFile), { version: 1, sessions: {} }),
-    );
-    const cached = index.data.version === 1 && index.data.sessions ? index.data.sessions : {};
-    const fresh: Record<string, IndexEntry> = {};
-    let changed = Object.keys(cached).length !== ids.size;
-    const sessions: SessionSummary[] = [];
-    await Promise.all(
-      [...ids].map(async (id) => {
-        const files = this.filesOf(dir, id);
-        try {
-          const [metaStat, logStat] = await Promise.all([
-            fs.stat(files.meta).catch(() => undefined),
-            fs.stat(files.log),
-          ]);
-          const stamp = metaStat ? `${metaStat.mtimeMs}:${metaStat.size}` : '';
-          let entry = cached[id];
-          if (!entry || !stamp || entry.stamp !== stamp) {
-            entry = { stamp, summary: summaryOf(await this.readMeta(files)) };
-            changed = true;
-          }
-          fresh[id] = entry;
-          const updatedAt = Math.max(entry.summary.updatedAt, Math.floor(logStat.mtimeMs));
-          sessions.push({ ...entry.summary, updatedAt });
-        } catch (err) {
-          problems.push({ file: files.log, sessionId: id, error: message(err) });
-        }
-      }),
-    );
-    if (changed) {
-      index.data = { version: 1, sessions: fresh };
-      // Another instance may be writing it too: both write whole, valid files; the loser's
-      // entries are simply re-read next time.
-      await index.write().catch(() => {});
-    }
-    return { sessions, problems };
-  }
-
-  /** The metadata snapshot, or the log's own when the snapshot is missing or unreadable. */
-  private async readMeta(files: SessionFiles): Promise<SessionMeta> {
-    try {
-      const meta = JSON.parse(await fs.readFile(files.meta, 'utf8')) as SessionMeta;
-      if (meta && typeof meta.id === 'string' && typeof meta.updatedAt === 'number') return meta;
-    } catch {
-      // fall back to the log below
-    }
-    return (await readSessionLog(files.log)).meta;
   }
 
   /** Whether another live instance holds the session (for the sessions picker). */
   async ownerOf(id: string): Promise<{ pid: number; host: string } | undefined> {
     if (this.open.has(id)) return undefined;
-    return lockOwner(this.filesOf(await this.locate(id), id).lock);
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
+    return lockOwner(sessionFiles(await this.locate(id), id).lock);
   }
 }
