@@ -8,16 +8,10 @@ import { resolveApiKey } from './api-key.js';
 import { FLAVORS } from './flavors.js';
 import { OpenAIChatProvider } from './openai-chat.js';
 import type { Provider } from './provider.js';
-import { type ProviderConfig, type ProviderConfigInput, providerConfigSchema } from './provider-config.js';
+import { type ProviderConfigInput, parseProviderConfig } from './provider-config.js';
 import { ProviderError } from './provider-error.js';
 
-export function parseProviderConfig(id: string, input: ProviderConfigInput): ProviderConfig {
-  const parsed = providerConfigSchema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = ['providers', id, ...(issue?.path ?? [])].join('.');
-  throw new ProviderError('config', `agent: ${path}: ${issue?.message ?? 'invalid provider entry'}.`);
-}
+export { parseProviderConfig } from './provider-config.js';
 
 export function createProvider(
   id: string,

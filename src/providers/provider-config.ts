@@ -4,6 +4,7 @@
  * inside `models = { [id] = {...} }` or as provider-wide maps (`context_window`, `pricing`).
  */
 import { z } from 'zod';
+import { ProviderError } from './provider-error.js';
 
 const priceSchema = z.object({
   input: z.number().nonnegative(),
@@ -96,4 +97,13 @@ export function modelOptions(config: ProviderConfig, model: string): ModelOption
 export function configuredModels(config: ProviderConfig): string[] {
   if (!config.models) return [];
   return Array.isArray(config.models) ? config.models : Object.keys(config.models);
+}
+
+/** Validates an entry; a bad one becomes one sentence naming the dotted path. */
+export function parseProviderConfig(id: string, input: ProviderConfigInput): ProviderConfig {
+  const parsed = providerConfigSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = ['providers', id, ...(issue?.path ?? [])].join('.');
+  throw new ProviderError('config', `agent: ${path}: ${issue?.message ?? 'invalid provider entry'}.`);
 }
