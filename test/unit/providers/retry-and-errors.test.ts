@@ -98,6 +98,10 @@ describe('errors and keys', () => {
       /api_key_cmd of provider p/,
     );
     expect(await resolveApiKey('p', {}, 'MY_KEY', { MY_KEY: 'from-env-123' })).toBe('from-env-123');
+    // One string runs through the shell; only the first line counts (pass show prints metadata after it).
+    expect(await resolveApiKey('p', { api_key_cmd: 'printf "shell-key-999\\nuser: me\\n"' }, undefined)).toBe(
+      'shell-key-999',
+    );
   });
 
   it('rejects a bad entry naming the dotted path', () => {
