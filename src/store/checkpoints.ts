@@ -14,8 +14,10 @@ import {
   applyFileState,
   BlobStore,
   type FileState,
+  firstMissingFolder,
   hashBytes,
   readFileState,
+  removeEmptyFolders,
   sameContent,
 } from './file-state.js';
 import { openJsonDb } from './json-file.js';
@@ -27,6 +29,8 @@ interface CheckpointEntry {
   before: FileState;
   /** What the run left; missing while the run is open. */
   after?: FileState;
+  /** For a file that did not exist: the top-most folder creating it made, removed on undo if empty. */
+  createdFolder?: string;
 }
 
 interface CheckpointRun {
@@ -149,9 +153,14 @@ export class CheckpointLog {
 
   private async record(run: CheckpointRun, file: string, capture: () => Promise<FileState>): Promise<void> {
     const before = await capture();
+    const createdFolder = before.exists ? undefined : await firstMissingFolder(file);
     if (run.files.some((e) => e.path === file)) return;
-    run.files.push({ path: file, before });
-    if (!this.db.data.runs.includes(run)) this.db.data.runs.push(run);
+    run.files.push({ path: file, before, ...(createdFolder ? { createdFolder } : {}) });
+    if (!this.db.data.runs.includes(run)) {
+      // A new change makes the undone runs unreachable, as in an editor's undo without branches.
+      this.db.data.runs = this.db.data.runs.filter((r) => !r.undone);
+      this.db.data.runs.push(run);
+    }
     // Saved before the caller writes the file: a crash mid-run still knows the old bytes.
     await this.save();
   }
@@ -164,8 +173,6 @@ export class CheckpointLog {
     await Promise.all(this.pending.values());
     if (run.files.length === 0) return { runId: run.id, files: [], dropped: [] };
     await this.finish(run);
-    // A new change makes the undone runs unreachable, as in an editor's undo tree without branches.
-    this.db.data.runs = this.db.data.runs.filter((r) => r === run || !r.undone);
     const dropped = this.enforceBound(run);
     await this.save();
     await this.prune();
@@ -237,6 +244,7 @@ export class CheckpointLog {
       const state = entry[target];
       if (!state) continue;
       await applyFileState(entry.path, state, this.blobs);
+      if (!state.exists && entry.createdFolder) await removeEmptyFolders(entry.path, entry.createdFolder);
       restored.push(entry.path);
     }
     run.undone = undone;

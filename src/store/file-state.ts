@@ -82,10 +82,40 @@ export class BlobStore {
   }
 }
 
-/** Puts a file into `state`: writes the blob's bytes with its mode, or deletes the file. */
+/** The top-most folder missing on the way to `file`: what creating the file also creates. */
+export async function firstMissingFolder(file: string): Promise<string | undefined> {
+  let missing: string | undefined;
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
+      await fs.access(dir);
+      break;
+    } catch {
+      missing = dir;
+    }
+  }
+  return missing;
+}
+
+/** Removes the folders between `file` and `upTo` (inclusive) that are now empty. */
+export async function removeEmptyFolders(file: string, upTo: string): Promise<void> {
+  for (let dir = path.dirname(file); dir.startsWith(upTo); dir = path.dirname(dir)) {
+    try {
+      await fs.rmdir(dir);
+    } catch {
+      return; // not empty (the user put something there) or already gone
+    }
+    if (dir === upTo) return;
+  }
+}
+
+/**
+ * Puts a file into `state`: writes the blob's bytes with its mode, or deletes the file. A folder
+ * in place of an absent file is left alone: checkpoints never delete folders' contents.
+ */
 export async function applyFileState(file: string, state: FileState, blobs: BlobStore): Promise<void> {
   if (!state.exists) {
-    await fs.rm(file, { force: true });
+    const stat = await fs.lstat(file).catch(() => undefined);
+    if (stat && !stat.isDirectory()) await fs.rm(file, { force: true });
     return;
   }
   const bytes = await blobs.get(state.blob);

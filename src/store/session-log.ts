@@ -160,3 +160,20 @@ export class LogWriter {
     await this.handle.close();
   }
 }
+
+/**
+ * Syncs a folder's entries, so a newly created log survives a power loss and not only its bytes.
+ * Best effort: some platforms cannot open a folder for syncing.
+ */
+export async function syncFolder(dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Windows: folders cannot be opened this way; NTFS journals the entry anyway.
+  }
+}

@@ -25,7 +25,7 @@ import { exists, ID_SHAPE, migrateV1File, type SessionFiles, sessionFiles } from
 import { SessionHandle } from './session-handle.js';
 import { listProjectSessions } from './session-index.js';
 import { acquireSessionLock, lockOwner, type SessionLock } from './session-lock.js';
-import { LogWriter, readSessionLog } from './session-log.js';
+import { LogWriter, readSessionLog, syncFolder } from './session-log.js';
 import { titleFromPrompt } from './session-title.js';
 import {
   type Mode,
@@ -99,6 +99,7 @@ export class SessionStore {
     try {
       writer = await LogWriter.open(files.log, { sync: this.sync });
       await writer.append([{ type: 'session', version: SCHEMA_VERSION, meta }]);
+      if (this.sync) await syncFolder(dir);
       const handle = await this.attach(structuredClone(meta), files, writer, lock, []);
       await handle.writeSnapshot();
       this.located.set(id, dir);

@@ -58,6 +58,7 @@ describe('CheckpointLog', () => {
     expect(await read(a)).toBe('original a\n');
     expect(Buffer.compare(await fs.readFile(bin), Buffer.from(binary))).toBe(0);
     expect(await gone(created)).toBe(true);
+    expect(await gone(path.join(proj, 'new'))).toBe(true); // the folders the run made went too
     expect(await log.undo()).toEqual({ restored: [], conflicts: [] });
 
     expect(await log.redo()).toMatchObject({ runId: 'run1' });

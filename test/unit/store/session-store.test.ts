@@ -80,6 +80,33 @@ describe('SessionStore', () => {
     expect(data.messages).toEqual([user('u1'), a]);
   });
 
+  it('after a resume, results recorded in place on loaded messages are persisted', async () => {
+    await using tmp = await tempDir();
+    const root = await project(tmp.path);
+    const dataDir = path.join(tmp.path, 'data');
+    const store = await SessionStore.open(dataDir);
+    const handle = await store.create({ root, mode: 'agent', model: 'm' });
+    await handle.append(user('u1'));
+    await handle.append(assistant('a1', [call('c1')]));
+    await store.close();
+
+    const restarted = await SessionStore.open(dataDir);
+    const { handle: resumed, data } = await restarted.resume(handle.id);
+    // The agent keeps working on the restored objects and mutates them in place.
+    const a1 = data.messages[1] as AssistantMessage;
+    const c1 = a1.toolCalls[0];
+    if (!c1) throw new Error('fixture');
+    c1.state = 'cancelled';
+    c1.result = { output: 'Cancelled: the editor was closed.', isError: true };
+    await resumed.update(a1);
+    await resumed.append(user('u2'));
+    await resumed.update(user('u3')); // unknown id: recorded as a new message
+    await restarted.close();
+    const back = await store.load(handle.id);
+    expect(back.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u2', 'u3']);
+    expect((back.messages[1] as AssistantMessage).toolCalls[0]).toEqual(c1);
+  });
+
   it('rewrites a message whose text changed and applies a compaction splice', async () => {
     await using tmp = await tempDir();
     const root = await project(tmp.path);
