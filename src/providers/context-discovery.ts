@@ -1,6 +1,7 @@
 /**
  * Reads a model's context window from the server itself, per flavor:
- *   vLLM `max_model_len` / OpenRouter `context_length` inline in `/v1/models`;
+ *   vLLM `max_model_len` / OpenRouter `context_length` / Anthropic `max_input_tokens` inline in
+ *   the model list;
  *   LM Studio `GET /api/v1/models` (the loaded instance's `context_length`, else `max_context_length`);
  *   Ollama `POST /api/show` (`model_info["<arch>.context_length"]`; a `num_ctx` in the model's
  *   parameters wins, because it is what the runtime actually allocates);
@@ -31,6 +32,7 @@ export function contextFromModelEntry(entry: Json): number {
     positive(entry.max_model_len) ||
     positive(entry.context_length) ||
     positive(entry.context_window) ||
+    positive(entry.max_input_tokens) ||
     positive(top?.context_length)
   );
 }

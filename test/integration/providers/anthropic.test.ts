@@ -168,6 +168,20 @@ describe('Anthropic adapter', () => {
     expect(provider.defaultModel).toBe('claude-sonnet-4-5');
   });
 
+  it('reads the context window of a model the built-in table does not know from the list', async () => {
+    await using server = await startLlmServer({
+      turns: [],
+      models: [{ id: 'claude-future-9', max_input_tokens: 500_000, max_tokens: 64_000 }],
+    });
+    const provider = createProvider('claude', {
+      type: 'anthropic',
+      base_url: server.anthropicUrl,
+      api_key: 'sk-ant-x-0123456789',
+    });
+    expect(await provider.contextWindow('claude-future-9')).toBe(500_000);
+    expect(await provider.contextWindow('claude-unlisted')).toBe(0);
+  });
+
   it('keeps redacted thinking for replay and never shows it', async () => {
     const start = {
       id: 'm',
