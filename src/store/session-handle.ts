@@ -28,6 +28,7 @@ function knownOf(message: Message): Known {
 export class SessionHandle {
   private known = new Map<string, Known>();
   private closed = false;
+  private snapshots: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly meta: SessionMeta,
@@ -101,8 +102,14 @@ export class SessionHandle {
   }
 
   /** Rewrites `<id>.meta.json` from memory (also used right after creation). */
-  async writeSnapshot(): Promise<void> {
-    await writeFileAtomic(this.files.meta, `${JSON.stringify(this.meta)}\n`);
+  writeSnapshot(): Promise<void> {
+    // Chained and serialised when its turn comes: two overlapping renames could otherwise land
+    // out of order and leave the older snapshot in place.
+    const next = this.snapshots.then(() =>
+      writeFileAtomic(this.files.meta, `${JSON.stringify(this.meta)}\n`),
+    );
+    this.snapshots = next.catch(() => {});
+    return next;
   }
 
   /** Flushes and releases the session for other instances. Idempotent. */
