@@ -136,7 +136,10 @@ function patchelf() {
   if (!fs.existsSync(path.join(dir, 'sources.list'))) aptUpdate('bookworm');
   const debs = path.join(dir, 'debs');
   fs.mkdirSync(debs, { recursive: true });
-  execFileSync('apt-get', [...args, 'download', 'patchelf'], { cwd: debs, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('apt-get', [...args, 'download', 'patchelf'], {
+    cwd: debs,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const deb = fs.readdirSync(debs).find((f) => f.startsWith('patchelf_'));
   execFileSync('dpkg-deb', ['-x', path.join(debs, deb), path.join(cacheRoot, 'tools')]);
   return bin;
@@ -155,7 +158,14 @@ function patchBinary(root) {
     .map((d) => path.join(root, d))
     .filter((d) => fs.existsSync(d));
   const binary = fs.realpathSync(path.join(root, 'usr/bin/nvim'));
-  execFileSync(patchelf(), ['--set-interpreter', loader, '--force-rpath', '--set-rpath', libDirs.join(':'), binary]);
+  execFileSync(patchelf(), [
+    '--set-interpreter',
+    loader,
+    '--force-rpath',
+    '--set-rpath',
+    libDirs.join(':'),
+    binary,
+  ]);
   return binary;
 }
 

@@ -57,6 +57,7 @@ M.subcommands = {
   },
   stop = { run = function() require('agent').stop() end },
   build = { run = function() require('agent').build() end },
+  compact = { run = function() require('agent').compact() end },
   prompt = { run = function() require('agent.ui.prompt').reopen() end },
   clear = { run = function() require('agent').clear() end },
   log = { run = function() vim.cmd.split(vim.fn.fnameescape(require('agent.rpc').log_path())) end },

@@ -33,6 +33,8 @@ M.provider_types = {
 ---@field window agent.WindowConfig
 ---@field log_level 'debug'|'info'|'warn'|'error'
 ---@field max_steps integer model requests one prompt may take
+---@field context_budget integer|nil input-context budget in tokens (default: 80% of the model's window, else 32768)
+---@field keep_turns integer completed turns kept verbatim when older ones are summarised
 M.defaults = {
   providers = {},
   model = nil,
@@ -45,6 +47,8 @@ M.defaults = {
   window = { layout = 'split', side = 'right', width = 0.4, height = 0.8, input_height = 5 },
   log_level = 'info',
   max_steps = 50,
+  context_budget = nil,
+  keep_turns = 2,
 }
 
 -- Each entry: expected type(s), and for strings an optional set of allowed values.
@@ -66,6 +70,8 @@ H.schema = {
   ['window.input_height'] = { types = { 'number' } },
   log_level = { types = { 'string' }, one_of = { 'debug', 'info', 'warn', 'error' } },
   max_steps = { types = { 'number' } },
+  context_budget = { types = { 'number', 'nil' } },
+  keep_turns = { types = { 'number' } },
 }
 
 H.provider_schema = {

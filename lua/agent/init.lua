@@ -178,6 +178,14 @@ function M.set_model(model)
   if package.loaded['agent.ui.status'] then require('agent.ui.status').render() end
 end
 
+--- Summarises older turns of the conversation now (it also happens on its own near the budget).
+function M.compact()
+  if not H.supported() then return end
+  H.wire()
+  H.state.next_id = H.state.next_id + 1
+  require('agent.rpc').notify('compact', { id = 'compact' .. H.state.next_id })
+end
+
 --- Turns auto-approval on or off: `'edits'` lets file edits through without asking (commands
 --- still ask), `true` approves everything that no deny rule forbids.
 ---@param value false|'edits'|true
@@ -293,6 +301,10 @@ function H.wire()
     require('agent.ui.prompt').ask(p, function(reply) M.answer(p.id, reply) end)
   end)
   rpc.on('models', function(p) H.on_models(p) end)
+  rpc.on('activity', function(p)
+    require('agent.ui.status').set_activity(p.text)
+    require('agent.ui.status').render()
+  end)
   rpc.on('prompt_cancel', function(p) require('agent.ui.prompt').cancel(p.id) end)
   rpc.on('file_changed', function(p) require('agent.reload').file_changed(p.path) end)
   rpc.on('mode_changed', function(p)

@@ -242,6 +242,8 @@ function H.host_config()
     permissions = cfg.permissions,
     auto_approve = cfg.auto_approve,
     max_steps = cfg.max_steps,
+    context_budget = cfg.context_budget,
+    keep_turns = cfg.keep_turns,
     cwd = vim.fn.getcwd(),
   }
 end

@@ -31,6 +31,11 @@ export interface LoopOptions {
   maxSteps?: number;
   /** Runs after a file-changing call when the project has a build_command. */
   buildCommand?: string | undefined;
+  /**
+   * Runs before each request (context compaction); a returned sentence stops the run as failed
+   * with that reason, before anything is sent.
+   */
+  beforeRequest?: () => Promise<string | undefined>;
   /** Called after each committed response (status line updates). */
   onStep?: (step: number, maxSteps: number) => void;
 }
@@ -60,6 +65,9 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
 
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return end('cancelled', step - 1);
+    const blocked = await options.beforeRequest?.();
+    if (signal.aborted) return end('cancelled', step - 1);
+    if (blocked) return end('failed', step - 1, blocked);
     const note = budgetNote(maxSteps - step + 1);
     let message: AssistantMessage | undefined;
     try {

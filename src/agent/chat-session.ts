@@ -1,7 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type HostConfig, hostConfigSchema, splitModelRef } from '../config/schema.js';
-import { appendUser, createHistory, type History, lastAssistant, sessionUsage } from '../history/index.js';
+import {
+  appendUser,
+  createHistory,
+  estimateTextTokens,
+  type History,
+  lastAssistant,
+  sessionUsage,
+} from '../history/index.js';
 import { decisionOf, PermissionService, parseRules } from '../permissions/index.js';
 import { createProvider } from '../providers/create-provider.js';
 import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
@@ -15,6 +22,7 @@ import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
 import { runAgentLoop } from './agent-loop.js';
+import { compactHistory, estimateContext } from './compaction.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
@@ -156,13 +164,7 @@ export class ChatSession {
       this.lastModel = `${target.provider.id}/${target.model}`;
       sink.started(request.id, this.lastModel);
       const root = this.root();
-      const system = buildSystemPrompt({
-        mode,
-        root,
-        date: new Date().toISOString().slice(0, 10),
-        tools: this.registry.list(mode),
-        instructions: await readProjectInstructions(root, this.options.cwd),
-      });
+      const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd));
       const firstNew = this.history.messages.length;
       appendUser(this.history, request.text);
       const completion = await runAgentLoop({
@@ -182,6 +184,8 @@ export class ChatSession {
         },
         sink,
         maxSteps: this.config.max_steps,
+        beforeRequest: () =>
+          this.fitContext(request.id, target, system, mode, controller.signal, sink, false),
         onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
         buildCommand: this.projectString('build_command'),
       });
@@ -199,6 +203,89 @@ export class ChatSession {
     } finally {
       if (this.running === controller) this.running = undefined;
     }
+  }
+
+  /** `:Agent compact`: summarises older turns now, whatever the size. */
+  async compact(id: string, sink: RunSink): Promise<void> {
+    if (this.running) {
+      sink.notice('A run is in progress; compact after it ends.', 'warn');
+      return;
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      const target = await this.resolveModel(undefined);
+      if (!target) {
+        sink.notice('No model provider is configured, so nothing can summarise the conversation.', 'warn');
+        return;
+      }
+      const system = this.systemFor(this.mode, '');
+      const blocked = await this.fitContext(id, target, system, this.mode, controller.signal, sink, true);
+      if (blocked) sink.notice(blocked, 'warn');
+    } finally {
+      this.running = undefined;
+      sink.activity?.(id, undefined);
+    }
+  }
+
+  /** The input-context budget: the setting, else 80% of the model's window, else 32768. */
+  private async budgetFor(target: ResolvedModel): Promise<number> {
+    const configured = this.projectNumber('context_budget') ?? this.config.context_budget;
+    if (configured) return configured;
+    const window = await target.provider.contextWindow(target.model).catch(() => 0);
+    return window > 0 ? Math.floor(window * 0.8) : 32768;
+  }
+
+  /**
+   * Before each request: compacts older turns when the context passes 80% of the budget. Returns
+   * a sentence that stops the run when the conversation cannot fit; a failed summary leaves the
+   * history as it was and the run goes on while it still fits.
+   */
+  private async fitContext(
+    id: string,
+    target: ResolvedModel,
+    system: string,
+    mode: Mode,
+    signal: AbortSignal,
+    sink: RunSink,
+    force: boolean,
+  ): Promise<string | undefined> {
+    const budget = await this.budgetFor(target);
+    const fixedTokens =
+      estimateTextTokens(system) + estimateTextTokens(JSON.stringify(this.registry.list(mode)));
+    const keepTurns = this.projectNumber('keep_turns') ?? this.config.keep_turns;
+    const result = await compactHistory({
+      history: this.history,
+      provider: target.provider,
+      model: target.model,
+      budget,
+      keepTurns,
+      fixedTokens,
+      signal,
+      force,
+      currentTurn: !force,
+      onProgress: (done, total) =>
+        sink.activity?.(id, `summarising older turns ${Math.min(done + 1, total)}/${total}`),
+    });
+    sink.activity?.(id, undefined);
+    if (result.status === 'compacted') {
+      sink.notice(
+        `Summarised ${result.turns} earlier turn(s) to fit the context (about ${result.before} → ${result.tokens} tokens):\n\n${result.summary}`,
+        'info',
+      );
+      return undefined;
+    }
+    if (result.status === 'blocked') return result.reason;
+    if (result.status === 'failed') {
+      sink.notice(result.reason, 'warn');
+      if (estimateContext(this.history, fixedTokens) > budget) return result.reason;
+    }
+    return undefined;
+  }
+
+  private projectNumber(key: string): number | undefined {
+    const value = (this.config.project as Record<string, unknown> | undefined)?.[key];
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
   }
 
   /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
@@ -301,6 +388,16 @@ export class ChatSession {
     this.todos.set([]);
     this.latestPlan = undefined;
     this.permissions.clearSession();
+  }
+
+  private systemFor(mode: Mode, instructions: string): string {
+    return buildSystemPrompt({
+      mode,
+      root: this.root(),
+      date: new Date().toISOString().slice(0, 10),
+      tools: this.registry.list(mode),
+      instructions,
+    });
   }
 
   private root(): string {

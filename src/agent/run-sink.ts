@@ -51,6 +51,8 @@ export interface RunSink {
   tool?(id: string, view: ToolView): void;
   planReady?(id: string, path: string): void;
   status?(id: string, status: RunStatus): void;
+  /** Background work worth showing in the status (summarising); undefined clears it. */
+  activity?(id: string, text: string | undefined): void;
   /** The run ended; `completion` carries changed files and checks when the loop ran. */
   done(id: string, outcome: RunOutcome, error?: string, completion?: Completion): void;
 }

@@ -37,6 +37,10 @@ export const hostConfigSchema = z.object({
   cwd: z.string().optional(),
   /** Steps (model requests) one prompt may take before it stops with outcome "budget". */
   max_steps: z.number().int().min(1).max(1000).default(50),
+  /** Input-context budget in tokens; default 80% of the model's window, else 32768. */
+  context_budget: z.number().int().min(1024).optional(),
+  /** Completed turns kept verbatim when older ones are summarised. */
+  keep_turns: z.number().int().min(0).max(50).default(2),
   /** `.agent/config.json` of the project, sent only once the user trusted it (vim.secure.read). */
   project: z.record(z.string(), z.unknown()).optional(),
 });

@@ -128,6 +128,11 @@ export class HostService {
       case 'close_plan':
         this.chat.closePlan();
         return;
+      case 'compact': {
+        const { id } = notificationSchemas.compact.parse(raw);
+        void this.chat.compact(id, this.sink());
+        return;
+      }
       case 'list_models': {
         const { id } = notificationSchemas.list_models.parse(raw);
         void this.chat.listModels().then((models) => this.ui.dispatch('models', { id, models }));
@@ -151,6 +156,7 @@ export class HostService {
       },
       planReady: (id, path) => void this.ui.dispatch('plan_ready', { id, path }),
       status: (id, status) => void this.ui.dispatch('status', { id, ...status }),
+      activity: (id, text) => void this.ui.dispatch('activity', { id, ...(text ? { text } : {}) }),
       done: (id, outcome, error, completion) => {
         this.batcher.flush();
         void this.ui.dispatch('run_done', {

@@ -76,4 +76,7 @@ process.on('uncaughtException', (err) => {
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection:', reason));
 
 logger.info(`host ${AGENT_VERSION} started, node ${process.version}, cwd ${process.cwd()}`);
-void service.announce();
+void service.announce().then(() =>
+  // performance.now() counts from process start: the cost of loading the bundle and attaching.
+  logger.info(`ready ${Math.round(performance.now())} ms after process start`),
+);

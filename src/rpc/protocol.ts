@@ -35,6 +35,7 @@ export const notificationSchemas = {
   close_plan: z.object({}).default({}),
   /** Answered with a `models` dispatch carrying the same id. */
   list_models: z.object({ id: z.string() }),
+  compact: z.object({ id: z.string() }),
 } as const;
 
 export type RequestMethod = keyof typeof requestSchemas;
@@ -75,6 +76,7 @@ export interface DispatchPayloads {
   file_changed: { path: string };
   plan_ready: { id: string; path: string };
   mode_changed: { mode: 'ask' | 'plan' | 'agent' };
+  activity: { id: string; text?: string };
   models: { id: string; models: { ref: string; context_window: number }[] };
   status: {
     id: string;

@@ -38,7 +38,7 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(offered).toEqual(['env/alpha', 'env/beta  (65k context)']);
     await t.lua(`require('agent').send('hi')`);
     await waitFor(async () => (await transcript(t as TestNvim)).includes('from beta'), 10_000, 'reply');
-    expect((server.modelRequests()[0]?.body as { model: string }).model).toBe('beta');
+    expect(((server.modelRequests()[0]?.body ?? {}) as { model?: string }).model).toBe('beta');
     expect(await t.lua<string>(`return require('agent').status().model`)).toBe('env/beta');
   });
 
@@ -80,7 +80,16 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       end
       return out`);
     expect(folds.map((f) => f.line)).toEqual(['Let me think.', 'Step one.', 'Step two.']);
-    for (const f of folds) expect(f.closed).toBeGreaterThan(0);
+    const dbg = await t.lua<string>(`
+      local w = require('agent.ui.chat').transcript_win()
+      local b = vim.api.nvim_win_get_buf(w)
+      local out = {}
+      for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+        local f = vim.api.nvim_win_call(w, function() return vim.fn.foldclosed(i) .. '/' .. vim.fn.foldlevel(i) end)
+        table.insert(out, i .. ' [' .. f .. '] ' .. l:sub(1, 40))
+      end
+      return table.concat(out, '\\n')`);
+    for (const f of folds) expect(f.closed, dbg).toBeGreaterThan(0);
     expect(fs.readFileSync(path.join(t.project, 'a.txt'), 'utf8')).toBe('a\n');
     const qf = await t.lua<string[]>(`
       vim.api.nvim_set_current_win(require('agent.ui.chat').transcript_win())

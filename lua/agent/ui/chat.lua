@@ -203,7 +203,7 @@ function M.stream(id, text, reasoning)
   if text and text ~= '' then
     if run.reasoning_open then
       H.close_reasoning(run)
-      H.append_text('\n\n')
+      H.append_text('\n')
     end
     H.append_text(text)
   end
@@ -214,7 +214,9 @@ function H.close_reasoning(run)
   if not run or not run.reasoning_open then return end
   run.reasoning_open = false
   local buf = M.transcript_buf()
-  local range = { run.reasoning_start, vim.api.nvim_buf_line_count(buf), 'thinking' }
+  -- End the last reasoning line first: text appended to a fold's last line would shrink the fold.
+  H.append_text('\n')
+  local range = { run.reasoning_start, vim.api.nvim_buf_line_count(buf) - 1, 'thinking' }
   table.insert(H.state.details, range)
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     H.fold(win, range)

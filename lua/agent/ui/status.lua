@@ -20,6 +20,10 @@ function M.update(figures) H.state.figures = figures end
 
 function M.reset() H.state.figures = nil end
 
+--- Background work shown in the status (e.g. "summarising older turns 1/3"); nil clears it.
+---@param text string|nil
+function M.set_activity(text) H.state.activity = text end
+
 --- The status text for the current state (also used by tests and statusline plugins).
 ---@return string
 function M.text()
@@ -39,6 +43,7 @@ function M.text()
     end
     if f.cost and f.cost ~= vim.NIL then table.insert(parts, string.format('$%.4f', f.cost)) end
   end
+  if H.state.activity then table.insert(parts, H.state.activity) end
   if cfg.auto_approve == true then
     table.insert(parts, 'AUTO-APPROVE')
   elseif cfg.auto_approve == 'edits' then

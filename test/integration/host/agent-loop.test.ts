@@ -154,7 +154,7 @@ describe('agent loop', () => {
     expect(fs.existsSync(path.join(project, 'x.txt'))).toBe(false);
     expect(toolResults(server?.modelRequests()[1]?.body)[0]?.content).toContain('not available in Ask mode');
     const tools =
-      (server?.modelRequests()[0]?.body as { tools?: { function: { name: string } }[] }).tools ?? [];
+      ((server?.modelRequests()[0]?.body ?? {}) as { tools?: { function: { name: string } }[] }).tools ?? [];
     expect(tools.map((t) => t.function.name)).not.toContain('write_file');
     expect(tools.map((t) => t.function.name)).toContain('read_file');
   });
@@ -221,7 +221,9 @@ describe('agent loop', () => {
     });
     chat.configure({ cwd: project });
     await chat.prompt({ id: '1', text: 'hi' }, recorder().sink);
-    const system = JSON.stringify((server.modelRequests()[0]?.body as { messages: unknown[] }).messages[0]);
+    const system = JSON.stringify(
+      ((server.modelRequests()[0]?.body ?? { messages: [] }) as { messages: unknown[] }).messages[0],
+    );
     expect(system).toContain('Use tabs.');
     expect(system).toContain('Package rules.');
     expect(system.indexOf('Use tabs.')).toBeLessThan(system.indexOf('Package rules.'));
