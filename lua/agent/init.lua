@@ -48,6 +48,7 @@ end
 function M.open()
   if not H.supported() then return end
   H.wire()
+  H.remember_origin()
   require('agent.ui.chat').open()
   require('agent.ui.status').render()
   vim.schedule(function() require('agent.rpc').start() end)
@@ -76,16 +77,27 @@ function M.send(prompt, opts)
     require('agent.ui.chat').notice('Queued: it is sent when the current run ends.', 'info')
     return
   end
+  H.remember_origin()
+  local chat = require('agent.ui.chat')
+  -- @path, #buffer, #selection, #diagnostics, #quickfix: resolved now, sent as context.
+  local ctx = require('agent.context')
+  local expanded = ctx.expand(prompt, { origin_buf = H.state.origin_buf })
   H.state.next_id = H.state.next_id + 1
   local id = tostring(H.state.next_id)
   H.state.running = id
-  local chat = require('agent.ui.chat')
   chat.append_user(prompt)
-  local text = prompt
-  if opts.context then
-    local context = type(opts.context) == 'table' and table.concat(opts.context, '\n') or opts.context
-    text = context .. '\n\n' .. prompt
+  if #expanded.attachments > 0 then
+    chat.append_lines(vim.tbl_map(function(a) return '📎 ' .. ctx.format_attachment(a) end, expanded.attachments), 'AgentNotice')
+    chat.append_lines({ '' })
   end
+  for _, err in ipairs(expanded.errors) do
+    chat.notice('Not attached: ' .. err, 'warn')
+  end
+  local parts = {}
+  if opts.context then table.insert(parts, type(opts.context) == 'table' and table.concat(opts.context, '\n') or opts.context) end
+  if #expanded.context > 0 then table.insert(parts, table.concat(expanded.context, '\n')) end
+  table.insert(parts, prompt)
+  local text = table.concat(parts, '\n\n')
   require('agent.rpc').notify('prompt', {
     id = id,
     text = text,
@@ -259,6 +271,12 @@ function M.status()
 end
 
 -- Helpers ------------------------------------------------------------------------------------
+
+--- The buffer the user was working in (not one of ours): what #buffer and #selection refer to.
+function H.remember_origin()
+  local buf = vim.api.nvim_get_current_buf()
+  if not vim.startswith(vim.bo[buf].filetype, 'agent-') and vim.bo[buf].buftype == '' then H.state.origin_buf = buf end
+end
 
 function H.supported()
   if vim.fn.has('nvim-0.10') == 1 then return true end

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
@@ -145,5 +147,26 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(sent).toContain('return a + b');
     expect(sent).toContain('what does this do?');
     expect(await transcript(t)).not.toContain('return a + b');
+  });
+
+  it('attaches @file and #buffer context: sent with the prompt, one line each in the transcript', async () => {
+    server = await startLlmServer({ turns: [{ text: 'Seen both.' }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    fs.writeFileSync(path.join(t.project, 'util.c'), 'int add(int a, int b) { return a + b; }\n');
+    await t.lua(`
+      vim.cmd('edit main.c')
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'int main(void) { return add(1, 2); }' })
+      require('agent').open()
+      require('agent').send('compare @util.c with #buffer and @missing.c')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Seen both.'), 10_000, 'reply');
+    const text = await transcript(t);
+    expect(text).toContain('compare @util.c with #buffer and @missing.c');
+    expect(text).toMatch(/📎 @util\.c \(.*\)/);
+    expect(text).toMatch(/📎 #buffer/);
+    expect(text).toContain('Not attached: @missing.c');
+    expect(text).not.toContain('return a + b');
+    const sent = JSON.stringify(server.modelRequests()[0]?.body);
+    expect(sent).toContain('return a + b');
+    expect(sent).toContain('return add(1, 2)');
   });
 });

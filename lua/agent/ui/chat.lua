@@ -58,6 +58,8 @@ function M.input_buf()
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'agent-input'
+  -- @path and #buffer/#selection/#diagnostics/#quickfix completion.
+  require('agent.context').attach(buf)
   local submit = function() M.submit() end
   vim.keymap.set('n', '<CR>', submit, { buffer = buf, desc = 'agent: send the message' })
   vim.keymap.set('i', '<C-CR>', submit, { buffer = buf, desc = 'agent: send the message' })
