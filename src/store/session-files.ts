@@ -65,6 +65,9 @@ export async function migrateV1File(dir: string, id: string, projectId: string):
   // Two instances migrating at once write the same bytes, each through its own temp file.
   await writeFileAtomic(files.log, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   await writeFileAtomic(files.meta, `${JSON.stringify(header.meta)}\n`);
+  // Listing takes the log's mtime as the last activity: keep the document's, not the migration's.
+  const updated = header.meta.updatedAt / 1000;
+  await fs.utimes(files.log, updated, updated).catch(() => {});
   // Kept aside rather than deleted: an older build can still be pointed at it by hand.
   await fs.rename(legacy, path.join(dir, `${id}.v1.json.bak`)).catch(() => {});
 }

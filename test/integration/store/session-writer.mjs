@@ -22,12 +22,22 @@ for (let s = 0; s < sessions; s++) {
 for (let i = 0; perSession === 0 || i < perSession; i++) {
   await Promise.all(
     handles.map(async (handle) => {
-      await handle.append({
-        role: 'user',
-        id: `u${i}`,
+      // A turn as the agent records it: the assistant message, then its tool result.
+      const call = { id: `c${i}`, name: 'read_file', arguments: {}, rawArguments: '{}', state: 'pending' };
+      const message = {
+        role: 'assistant',
+        id: `a${i}`,
         text: `message ${i} ${'x'.repeat(i % 7 === 0 ? 5000 : 50)}`,
+        toolCalls: [call],
+        finishReason: 'tool_calls',
+        provider: 'p',
+        model: 'm',
         createdAt: i,
-      });
+      };
+      await handle.append(message);
+      call.state = 'done';
+      call.result = { output: `result ${i}` };
+      await handle.update(message);
       process.stdout.write(`ok ${handle.id} ${i}\n`);
     }),
   );

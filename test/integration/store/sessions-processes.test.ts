@@ -92,9 +92,12 @@ describe('sessions across processes', () => {
     const store = await SessionStore.open(dataDir);
     const data = await store.load(id);
     const ids = data.messages.map((m) => m.id);
-    // Everything acknowledged is there, in order; at most the one in flight beyond it.
-    expect(ids.slice(0, acked + 1)).toEqual(Array.from({ length: acked + 1 }, (_, i) => `u${i}`));
+    // Every acknowledged turn is there with its result, in order; at most the one in flight beyond.
+    expect(ids.slice(0, acked + 1)).toEqual(Array.from({ length: acked + 1 }, (_, i) => `a${i}`));
     expect(ids.length - (acked + 1)).toBeLessThanOrEqual(1);
+    data.messages.slice(0, acked + 1).forEach((m, i) => {
+      expect(m.role === 'assistant' && m.toolCalls[0]?.result?.output).toBe(`result ${i}`);
+    });
 
     // The dead writer's lock is stale: this instance resumes and continues the log.
     const { handle, data: resumed } = await store.resume(id);
@@ -119,7 +122,10 @@ describe('sessions across processes', () => {
     expect(listed.sessions.map((s) => s.id).sort()).toEqual(expected);
     for (const id of expected) {
       const data = await store.load(id);
-      expect(data.messages.map((m) => m.id)).toEqual(Array.from({ length: 120 }, (_, i) => `u${i}`));
+      expect(data.messages.map((m) => m.id)).toEqual(Array.from({ length: 120 }, (_, i) => `a${i}`));
+      expect(data.messages.every((m) => m.role === 'assistant' && m.toolCalls[0]?.state === 'done')).toBe(
+        true,
+      );
     }
 
     // The index is only a cache: without it the same sessions are listed, and it is rewritten.

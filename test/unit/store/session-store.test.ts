@@ -306,6 +306,7 @@ describe('SessionStore', () => {
 
     const listed = await store.list(root);
     expect(listed.sessions.map((s) => s.id)).toEqual(['legacy-1']);
+    expect(listed.sessions[0]?.updatedAt).toBe(6);
     expect(listed.problems.map((p) => p.sessionId)).toEqual(['broken-1']);
     const data = await store.load('legacy-1');
     expect(data.messages).toEqual(messages);
