@@ -17,7 +17,7 @@ import type { ModelInfo, ModelRequest, Provider, ProviderEvent } from './provide
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
-import { SseParser } from './sse-reader.js';
+import { sseBatches } from './sse-reader.js';
 import { holdBackMarkup } from './text-stream-filter.js';
 
 type Json = Record<string, unknown>;
@@ -194,11 +194,12 @@ export class AnthropicProvider implements Provider {
         .create(body as unknown as Anthropic.MessageCreateParamsStreaming, { signal: link.signal })
         .asResponse();
       if (!response.body) throw new ProviderError('invalid_response', `${this.id} answered without a body.`);
-      const parser = new SseParser();
-      for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
-        link.touch();
+      for await (const batch of sseBatches(
+        response.body as unknown as AsyncIterable<Uint8Array>,
+        link.touch,
+      )) {
         const out: ProviderEvent[] = [];
-        for (const sse of parser.push(bytes)) {
+        for (const sse of batch) {
           if (!sse.data) continue;
           let event: Json;
           try {

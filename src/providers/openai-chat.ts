@@ -19,7 +19,7 @@ import type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType } f
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
-import { type SseMessage, SseParser } from './sse-reader.js';
+import { type SseMessage, sseBatches } from './sse-reader.js';
 import { holdBackMarkup, type TextFilter } from './text-stream-filter.js';
 
 type Json = Record<string, unknown>;
@@ -217,12 +217,12 @@ export class OpenAIChatProvider implements Provider {
       acc.push((await response.json()) as Json);
       sawDone = true;
     } else if (response.body) {
-      const parser = new SseParser();
-      const body = response.body as unknown as AsyncIterable<Uint8Array>;
-      for await (const bytes of body) {
-        link.touch();
+      for await (const batch of sseBatches(
+        response.body as unknown as AsyncIterable<Uint8Array>,
+        link.touch,
+      )) {
         const events: ProviderEvent[] = [];
-        for (const sse of parser.push(bytes)) {
+        for (const sse of batch) {
           if (sse.data.startsWith('[DONE]')) {
             sawDone = true;
             break;
@@ -231,14 +231,6 @@ export class OpenAIChatProvider implements Provider {
         }
         for (const event of coalesceEvents(events)) yield event;
         if (sawDone) break;
-      }
-      if (!sawDone) {
-        const events: ProviderEvent[] = [];
-        for (const sse of parser.end()) {
-          if (sse.data.startsWith('[DONE]')) sawDone = true;
-          else if (sse.data) this.consume(sse, acc, filter, events);
-        }
-        for (const event of coalesceEvents(events)) yield event;
       }
     }
     if (link.signal.aborted) throw new ProviderError('cancelled', 'Cancelled.');

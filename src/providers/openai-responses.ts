@@ -13,7 +13,7 @@ import { buildAssistantMessage, type DraftCall } from './assistant-message.js';
 import { coalesceEvents } from './coalesce-events.js';
 import type { ModelRequest, ProviderEvent } from './provider.js';
 import { ProviderError } from './provider-error.js';
-import { SseParser } from './sse-reader.js';
+import { sseBatches } from './sse-reader.js';
 
 type Json = Record<string, unknown>;
 
@@ -175,13 +175,11 @@ export async function* streamResponses(
     }
   };
 
-  const parser = new SseParser();
   const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
   if (!body) throw new ProviderError('invalid_response', `${providerId} answered without a body.`);
-  for await (const bytes of body) {
-    link.touch();
+  for await (const batch of sseBatches(body, link.touch)) {
     const out: ProviderEvent[] = [];
-    for (const sse of parser.push(bytes)) {
+    for (const sse of batch) {
       if (!sse.data || sse.data.startsWith('[DONE]')) continue;
       let event: Json;
       try {

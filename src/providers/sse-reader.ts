@@ -3,8 +3,8 @@
  * iterator yields one event per async step; batching lets the adapter fold a read's worth of
  * tokens into a single UI event, which is what keeps provider overhead near a bare SDK loop.
  * Follows the SSE spec's line rules: LF, CR or CRLF endings (a CR split from its LF across reads
- * included), comments, `event:`/`data:` fields, multi-line data, and a partial trailing event
- * dropped at the end of the body.
+ * included), comments, `event:`/`data:` fields, multi-line data, and a line cut off at the end
+ * of the body dropped.
  */
 export interface SseMessage {
   event: string | undefined;
@@ -23,9 +23,18 @@ export class SseParser {
     return this.feed(this.decoder.decode(bytes, { stream: true }));
   }
 
-  /** End of body: a last line without terminator still counts, an undispatched event does not. */
+  /**
+   * End of body. A line cut off mid-way is dropped; an event whose lines all arrived but whose
+   * closing blank line did not (some servers end with `data: [DONE]\n`) is still delivered.
+   */
   end(): SseMessage[] {
-    const out = this.feed(`${this.decoder.decode()}\n`);
+    const out = this.feed(this.decoder.decode());
+    if (this.heldCr) {
+      this.heldCr = false;
+      out.push(...this.feed('\n'));
+    }
+    this.buffer = '';
+    if (this.data.length) out.push({ event: this.event, data: this.data.join('\n') });
     this.data = [];
     this.event = undefined;
     return out;
@@ -71,4 +80,19 @@ export class SseParser {
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
   }
+}
+
+/** The body as batches of events, one per network read, then whatever `end()` completes. */
+export async function* sseBatches(
+  body: AsyncIterable<Uint8Array>,
+  onRead?: () => void,
+): AsyncGenerator<SseMessage[]> {
+  const parser = new SseParser();
+  for await (const bytes of body) {
+    onRead?.();
+    const batch = parser.push(bytes);
+    if (batch.length) yield batch;
+  }
+  const rest = parser.end();
+  if (rest.length) yield rest;
 }

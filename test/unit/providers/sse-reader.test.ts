@@ -25,6 +25,15 @@ describe('SSE parser', () => {
     ]);
   });
 
+  it('delivers a last event missing only its blank line, and drops a cut-off line', () => {
+    expect(parseInPieces('data: {"a":1}\n\ndata: [DONE]\n', 4)).toEqual([
+      { event: undefined, data: '{"a":1}' },
+      { event: undefined, data: '[DONE]' },
+    ]);
+    expect(parseInPieces('data: [DONE]\r', 3)).toEqual([{ event: undefined, data: '[DONE]' }]);
+    expect(parseInPieces('data: {"a":1}\n\ndata: {"cho', 5)).toEqual([{ event: undefined, data: '{"a":1}' }]);
+  });
+
   it('strips exactly one space after the colon and keeps empty data lines', () => {
     const parser = new SseParser();
     expect(parser.push(bytes('data:  two spaces\ndata\n\n'))).toEqual([
