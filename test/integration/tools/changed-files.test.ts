@@ -18,6 +18,7 @@ beforeEach(async () => {
   };
   for (let i = 0; i < 40; i++) files[`pkg${i}/m/f.txt`] = String(i);
   root = await makeProject(files);
+  await fs.mkdir(path.join(root, 'pkg1/empty'));
   await fs.symlink(path.join(root, 'keep.txt'), path.join(root, 'link.txt'));
   await sleep(60);
 });
@@ -43,6 +44,26 @@ describe('changed-files snapshot', () => {
       'dir/sub/b.txt',
       'pkg7/m/new.txt',
       'same-size.txt',
+    ]);
+  });
+
+  it('sees edits deep in folders whose own listing did not change, and entries in folders that did', async () => {
+    const before = await snapshotBefore(root);
+    await write('pkg3/m/f.txt', 'X');
+    await fs.rm(path.join(root, 'pkg5/m/f.txt'));
+    await write('pkg1/empty/first.txt', 'f');
+    await fs.mkdir(path.join(root, 'pkg2/m/new/deeper'), { recursive: true });
+    await write('pkg2/m/new/deeper/n.txt', 'n');
+    await fs.rm(path.join(root, 'pkg9/m/f.txt'));
+    await fs.mkdir(path.join(root, 'pkg9/m/f.txt'));
+    await write('pkg9/m/f.txt/inner.txt', 'i');
+    expect(await changedSince(before)).toEqual([
+      'pkg1/empty/first.txt',
+      'pkg2/m/new/deeper/n.txt',
+      'pkg3/m/f.txt',
+      'pkg5/m/f.txt',
+      'pkg9/m/f.txt',
+      'pkg9/m/f.txt/inner.txt',
     ]);
   });
 

@@ -8,6 +8,8 @@ import { makeContext, makeProject, removeProject } from '../../unit/tools/projec
 let root: string;
 beforeEach(async () => {
   root = await makeProject({ 'keep.txt': 'same\n', 'edit.txt': 'before\n', 'gone.txt': 'x\n' });
+  // Files written just before a command count as changed by it (timestamps are coarse).
+  await sleep(100);
 });
 afterEach(() => removeProject(root));
 
@@ -53,7 +55,6 @@ describe('shell', () => {
 
   it('reports created, modified and deleted files, hidden ones included, generated ones not', async () => {
     await fs.mkdir(path.join(root, 'node_modules'));
-    // Files written just before a command count as changed by it (timestamps are coarse).
     await sleep(100);
     const ctx = makeContext(root);
     const result = await run(
