@@ -35,8 +35,9 @@ M.subcommands = {
     end,
     complete = function()
       local out = {}
-      for id, provider in pairs(require('agent.config').current.providers) do
-        for _, model in ipairs(provider.models or {}) do
+      local config = require('agent.config')
+      for id, provider in pairs(config.current.providers) do
+        for _, model in ipairs(config.provider_models(provider)) do
           table.insert(out, id .. '/' .. model)
         end
       end
@@ -55,6 +56,20 @@ M.subcommands = {
     end,
     complete = function() return { 'off', 'edits', 'all' } end,
   },
+  sessions = { run = function() require('agent').sessions() end },
+  resume = { run = function(args) require('agent').resume(args[1]) end },
+  rename = {
+    run = function(args)
+      if #args == 0 then
+        vim.notify('agent: :Agent rename {title}', vim.log.levels.ERROR)
+        return
+      end
+      require('agent').rename(table.concat(args, ' '))
+    end,
+  },
+  export = { run = function(args) require('agent').export(args[1]) end, complete = function() return vim.fn.getcompletion('', 'file') end },
+  undo = { run = function() require('agent').undo() end },
+  redo = { run = function() require('agent').redo() end },
   stop = { run = function() require('agent').stop() end },
   build = { run = function() require('agent').build() end },
   compact = { run = function() require('agent').compact() end },

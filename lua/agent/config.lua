@@ -83,6 +83,11 @@ H.provider_schema = {
   headers = { types = { 'table', 'nil' } },
   context_window = { types = { 'number', 'table', 'nil' } },
   pricing = { types = { 'table', 'nil' } },
+  default_model = { types = { 'string', 'nil' } },
+  text_tools = { types = { 'boolean', 'table', 'nil' } },
+  api = { types = { 'string', 'nil' }, one_of = { 'chat', 'responses' } },
+  timeout = { types = { 'number', 'nil' } },
+  max_retries = { types = { 'number', 'nil' } },
 }
 
 ---@param value any
@@ -147,6 +152,23 @@ function M.resolve(opts)
     return nil, string.format('agent: model must be "<provider id>/<model id>", got %q', opts.model)
   end
   return vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts), nil
+end
+
+--- Model ids a provider entry names: `models` is a list of ids or a table keyed by id.
+---@param provider table
+---@return string[]
+function M.provider_models(provider)
+  local out = {}
+  if type(provider.models) == 'table' then
+    if vim.islist(provider.models) then
+      vim.list_extend(out, provider.models)
+    else
+      out = vim.tbl_keys(provider.models)
+    end
+  end
+  if provider.default_model and not vim.tbl_contains(out, provider.default_model) then table.insert(out, provider.default_model) end
+  table.sort(out)
+  return out
 end
 
 ---@type agent.Config

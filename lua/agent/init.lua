@@ -198,6 +198,121 @@ function M.compact()
   require('agent.rpc').notify('compact', { id = 'compact' .. H.state.next_id })
 end
 
+-- Sessions and checkpoints ------------------------------------------------------------------
+
+--- Picks a saved session of this project and continues it.
+function M.sessions()
+  if not H.supported() then return end
+  H.wire()
+  require('agent.rpc').notify('list_sessions', { id = H.next_request('sessions') })
+end
+
+--- Continues a saved session: the given id, or the project's most recent one.
+---@param id string|nil
+function M.resume(id)
+  if not H.supported() then return end
+  if H.state.running then
+    vim.notify('agent: a run is in progress; stop it before resuming', vim.log.levels.WARN)
+    return
+  end
+  H.wire()
+  require('agent.ui.chat').open()
+  require('agent.rpc').notify('resume', { id = H.next_request('resume'), session = id })
+end
+
+---@param title string
+function M.rename(title)
+  H.wire()
+  require('agent.rpc').notify('rename_session', { title = title })
+end
+
+--- Exports the chat to Markdown: into `path`, or into a new buffer.
+---@param path string|nil
+function M.export(path)
+  H.wire()
+  local id = H.next_request('export')
+  H.exports[id] = path or false
+  require('agent.rpc').notify('export_session', { id = id })
+end
+
+--- Puts the files the last run changed back as they were (again for the run before it).
+function M.undo()
+  H.wire()
+  require('agent.rpc').notify('undo', { id = H.next_request('undo'), force = false })
+end
+
+--- Re-applies what the last undo took back.
+function M.redo()
+  H.wire()
+  require('agent.rpc').notify('redo', { id = H.next_request('redo'), force = false })
+end
+
+H.exports = {}
+
+function H.next_request(prefix)
+  H.state.next_id = H.state.next_id + 1
+  return prefix .. H.state.next_id
+end
+
+function H.on_sessions(p)
+  if #p.sessions == 0 then
+    vim.notify('agent: no saved sessions for this project yet', vim.log.levels.INFO)
+    return
+  end
+  for _, problem in ipairs(p.problems or {}) do
+    vim.notify(string.format('agent: skipped %s: %s', problem.file, problem.error), vim.log.levels.WARN)
+  end
+  vim.ui.select(p.sessions, {
+    prompt = 'Resume a session',
+    format_item = function(s)
+      local mark = s.id == p.current and ' (open)' or ''
+      return string.format('%s  %s  %s · %s%s', os.date('%Y-%m-%d %H:%M', math.floor(s.updatedAt / 1000)), s.title, s.mode, s.model, mark)
+    end,
+  }, function(choice)
+    if choice and choice.id ~= p.current then M.resume(choice.id) end
+  end)
+end
+
+function H.on_transcript(p)
+  H.state.mode = p.mode
+  if p.model and p.model ~= '' then H.state.model = p.model end
+  require('agent.ui.chat').restore(p.entries)
+  require('agent.ui.status').reset()
+  require('agent.ui.status').render()
+end
+
+function H.on_exported(p)
+  local path = H.exports[p.id]
+  H.exports[p.id] = nil
+  local lines = vim.split(p.markdown, '\n', { plain = true })
+  if path then
+    vim.fn.writefile(lines, vim.fn.expand(path))
+    vim.notify('agent: session exported to ' .. path, vim.log.levels.INFO)
+  else
+    vim.cmd('tabnew')
+    vim.api.nvim_buf_set_lines(0, 0, -1, false, lines)
+    vim.bo.filetype = 'markdown'
+  end
+end
+
+function H.on_restored(p)
+  local verb = p.kind == 'undo' and 'Undid' or 'Redid'
+  if #p.conflicts > 0 then
+    vim.ui.select({ 'Overwrite them', 'Leave them' }, {
+      prompt = string.format('%s changed since the run: %s', #p.conflicts == 1 and 'This file' or 'These files', table.concat(p.conflicts, ', ')),
+    }, function(choice)
+      if choice == 'Overwrite them' then require('agent.rpc').notify(p.kind, { id = H.next_request(p.kind), force = true }) end
+    end)
+    return
+  end
+  for _, path in ipairs(p.restored) do
+    require('agent.reload').file_changed(path)
+  end
+  local names = vim.tbl_map(function(f) return vim.fn.fnamemodify(f, ':~:.') end, p.restored)
+  local list = #names > 0 and (': ' .. table.concat(names, ', ')) or ''
+  vim.notify(string.format('agent: %s %d file(s)%s', verb:lower(), #p.restored, list), vim.log.levels.INFO)
+end
+
 --- Turns auto-approval on or off: `'edits'` lets file edits through without asking (commands
 --- still ask), `true` approves everything that no deny rule forbids.
 ---@param value false|'edits'|true
@@ -233,8 +348,9 @@ function H.on_models(p)
     table.insert(refs, m.ref)
     context[m.ref] = m.context_window
   end
-  for id, provider in pairs(require('agent.config').current.providers) do
-    for _, model in ipairs(provider.models or {}) do
+  local config = require('agent.config')
+  for id, provider in pairs(config.current.providers) do
+    for _, model in ipairs(config.provider_models(provider)) do
       local ref = id .. '/' .. model
       if context[ref] == nil then
         table.insert(refs, ref)
@@ -319,6 +435,10 @@ function H.wire()
     require('agent.ui.prompt').ask(p, function(reply) M.answer(p.id, reply) end)
   end)
   rpc.on('models', function(p) H.on_models(p) end)
+  rpc.on('sessions', function(p) H.on_sessions(p) end)
+  rpc.on('transcript', function(p) H.on_transcript(p) end)
+  rpc.on('exported', function(p) H.on_exported(p) end)
+  rpc.on('restored', function(p) H.on_restored(p) end)
   rpc.on('activity', function(p)
     require('agent.ui.status').set_activity(p.text)
     require('agent.ui.status').render()

@@ -236,6 +236,7 @@ function H.host_config()
   local cfg = require('agent.config').current
   return {
     project = H.project_config(),
+    data_dir = vim.fn.stdpath('data') .. '/agent',
     providers = next(cfg.providers) and cfg.providers or vim.empty_dict(),
     model = cfg.model,
     mode = cfg.mode,

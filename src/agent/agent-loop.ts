@@ -36,6 +36,9 @@ export interface LoopOptions {
    * with that reason, before anything is sent.
    */
   beforeRequest?: () => Promise<string | undefined>;
+  /** Awaited after a response is committed and after each tool result: the session is saved. */
+  onCommit?: (message: AssistantMessage) => Promise<void>;
+  onCallSettled?: (message: AssistantMessage, result: ToolResult | undefined) => Promise<void>;
   /** Called after each committed response (status line updates). */
   onStep?: (step: number, maxSteps: number) => void;
 }
@@ -99,12 +102,14 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
     if (!message)
       return end(signal.aborted ? 'cancelled' : 'failed', step, 'The model ended without an answer.');
     commitAssistant(history, message);
+    await options.onCommit?.(message);
     options.onStep?.(step, maxSteps);
     if (message.toolCalls.length === 0) return end('done', step);
 
     for (const call of message.toolCalls) {
       if (signal.aborted) {
         closePendingCalls(history, message.id, 'cancelled');
+        await options.onCallSettled?.(message, undefined);
         return end('cancelled', step);
       }
       if (call.state !== 'pending') {
@@ -126,6 +131,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
           'denied',
         );
         sink.tool?.(id, view(call, 'denied'));
+        await options.onCallSettled?.(message, undefined);
         continue;
       }
       setToolState(history, message.id, call.id, 'running');
@@ -161,6 +167,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
         },
         state,
       );
+      await options.onCallSettled?.(message, result);
       sink.tool?.(id, {
         ...view(call, state === 'done' ? 'done' : state === 'error' ? 'failed' : state, result.content),
         duration_ms: result.duration_ms,

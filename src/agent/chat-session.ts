@@ -21,7 +21,10 @@ import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-contex
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
+import { SessionStore } from '../store/index.js';
 import { runAgentLoop } from './agent-loop.js';
+import { SessionRecorder } from './session-recorder.js';
+import { type TranscriptEntry, transcriptOf } from './transcript.js';
 import { compactHistory, estimateContext } from './compaction.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
@@ -98,8 +101,17 @@ export class ChatSession {
   private readonly permissions = new PermissionService();
   /** Rule errors from the last configure(), told to the user with the next run. */
   private configProblems: string[] = [];
+  private store: Promise<SessionStore | undefined> = Promise.resolve(undefined);
+  private storeDir: string | undefined;
+  private recorder: SessionRecorder;
+  /** Where the recorder's one-time warning goes: the sink of the run in progress. */
+  private warnSink: RunSink | undefined;
+  /** The model a resumed session used, until the user picks another. */
+  private resumedModel: string | undefined;
 
-  constructor(private readonly options: ChatSessionOptions) {}
+  constructor(private readonly options: ChatSessionOptions) {
+    this.recorder = this.newRecorder();
+  }
 
   configure(raw: unknown): void {
     const parsed = hostConfigSchema.safeParse(raw);
@@ -115,6 +127,15 @@ export class ChatSession {
     this.permissions.setRules('project', project.rules);
     this.permissions.setAutoApprove(this.config.auto_approve);
     this.configProblems = [...setup.errors, ...project.errors];
+    if (this.config.data_dir && this.config.data_dir !== this.storeDir) {
+      this.storeDir = this.config.data_dir;
+      const dir = this.config.data_dir;
+      this.store = SessionStore.open(dir).catch((err: unknown) => {
+        this.options.logger.error(`sessions unavailable in ${dir}:`, err);
+        return undefined;
+      });
+      this.recorder = this.newRecorder();
+    }
     this.resolved.clear();
     this.detected = undefined;
     this.warmUp();
@@ -166,7 +187,10 @@ export class ChatSession {
       const root = this.root();
       const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd));
       const firstNew = this.history.messages.length;
-      appendUser(this.history, request.text);
+      this.warnSink = sink;
+      await this.recorder.ensure({ root, mode, model: this.lastModel, firstPrompt: request.text });
+      await this.recorder.beginRun(request.id);
+      await this.recorder.append(appendUser(this.history, request.text));
       const completion = await runAgentLoop({
         id: request.id,
         history: this.history,
@@ -186,11 +210,21 @@ export class ChatSession {
         maxSteps: this.config.max_steps,
         beforeRequest: () =>
           this.fitContext(request.id, target, system, mode, controller.signal, sink, false),
+        onCommit: (message) => this.recorder.append(message),
+        onCallSettled: async (message, result) => {
+          await this.recorder.update(message);
+          if (result && (result.tool === 'shell' || result.tool === 'build') && result.changed_paths.length > 0) {
+            await this.recorder.changedByCommand(root, result.changed_paths);
+          }
+        },
         onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
         buildCommand: this.projectString('build_command'),
       });
       if (completion.error) completion.error = redact(completion.error);
       if (mode === 'plan' && completion.outcome === 'done') await this.notePlan(request.id, firstNew, sink);
+      const dropped = await this.recorder.endRun();
+      if (dropped) sink.notice(dropped, 'warn');
+      await this.saveMeta();
       sink.done(request.id, completion.outcome, completion.error, completion);
     } catch (err) {
       if (controller.signal.aborted) {
@@ -201,8 +235,81 @@ export class ChatSession {
         sink.done(request.id, 'failed', message);
       }
     } finally {
+      await this.recorder.endRun();
       if (this.running === controller) this.running = undefined;
     }
+  }
+
+  /** Mode, model, todos, plan and totals, saved with the session after each run. */
+  private async saveMeta(): Promise<void> {
+    const usage = sessionUsage(this.history);
+    await this.recorder.meta({
+      mode: this.mode,
+      ...(this.lastModel ? { model: this.lastModel } : {}),
+      todos: this.todos.get(),
+      ...(this.latestPlan ? { planPath: this.latestPlan } : {}),
+      usage,
+    });
+  }
+
+  // Sessions ----------------------------------------------------------------------------------
+
+  async listSessions() {
+    return this.recorder.list(this.root());
+  }
+
+  /**
+   * Continues a saved session: its exact history, mode, model, todos and plan. Returns the
+   * transcript to draw, or undefined when the project has no session yet.
+   */
+  async resume(id: string | undefined): Promise<{ session: string; entries: TranscriptEntry[]; mode: Mode; model: string } | undefined> {
+    if (this.running) throw new Error('A run is in progress; stop it before resuming a session.');
+    const data = await this.recorder.resume(this.root(), id);
+    if (!data) return undefined;
+    this.history = { version: 1, messages: data.messages };
+    this.mode = data.meta.mode;
+    this.modeSetByUser = true;
+    this.todos.set(data.meta.todos ?? []);
+    this.latestPlan = data.meta.planPath;
+    this.lastModel = data.meta.model || undefined;
+    this.resumedModel = this.lastModel;
+    this.permissions.clearSession();
+    return { session: data.meta.id, entries: transcriptOf(this.history), mode: this.mode, model: data.meta.model };
+  }
+
+  renameSession(title: string, id?: string): Promise<void> {
+    return this.recorder.rename(title, id);
+  }
+
+  exportSession(id?: string): Promise<string> {
+    return this.recorder.exportMarkdown(id);
+  }
+
+  deleteSession(id: string): Promise<void> {
+    return this.recorder.remove(id);
+  }
+
+  /** Puts the project's files back as they were before the last run (conflicts are reported). */
+  async undo(force: boolean) {
+    if (this.running) throw new Error('A run is in progress; stop it before undoing.');
+    const result = await this.recorder.undo(force);
+    if (!result) throw new Error('There is nothing to undo in this chat.');
+    return result;
+  }
+
+  async redo(force: boolean) {
+    if (this.running) throw new Error('A run is in progress; stop it before redoing.');
+    const result = await this.recorder.redo(force);
+    if (!result) throw new Error('There is nothing to redo in this chat.');
+    return result;
+  }
+
+  get sessionId(): string | undefined {
+    return this.recorder.sessionId;
+  }
+
+  private newRecorder(): SessionRecorder {
+    return new SessionRecorder(this.store, this.options.logger, (text) => this.warnSink?.notice(text, 'warn'));
   }
 
   /** `:Agent compact`: summarises older turns now, whatever the size. */
@@ -269,6 +376,7 @@ export class ChatSession {
     });
     sink.activity?.(id, undefined);
     if (result.status === 'compacted') {
+      await this.recorder.compacted(this.history.messages, result.index);
       sink.notice(
         `Summarised ${result.turns} earlier turn(s) to fit the context (about ${result.before} → ${result.tokens} tokens):\n\n${result.summary}`,
         'info',
@@ -387,7 +495,16 @@ export class ChatSession {
     this.history = createHistory();
     this.todos.set([]);
     this.latestPlan = undefined;
+    this.resumedModel = undefined;
     this.permissions.clearSession();
+    void this.recorder.close();
+  }
+
+  /** Releases the session's lock (Neovim is quitting). */
+  async shutdown(): Promise<void> {
+    this.stop();
+    await this.recorder.close();
+    await (await this.store)?.close();
   }
 
   private systemFor(mode: Mode, instructions: string): string {
@@ -424,8 +541,14 @@ export class ChatSession {
       lsp: async (r) => (await port.lsp({ ...r })) as Awaited<ReturnType<Editor['lsp']>>,
       fileChanged: (p) => port.fileChanged(p),
       // Rules and auto-approve first; the user is asked only when they say "ask".
-      askPermission: (request) =>
-        this.permissions.check(request, (r, s) => port.askPermission(r, s), signal).then(decisionOf),
+      askPermission: async (request) => {
+        const decision = decisionOf(await this.permissions.check(request, (r, s) => port.askPermission(r, s), signal));
+        // Allowed file changes are checkpointed before the tool writes, so the run can be undone.
+        if (decision === 'once' || decision === 'always') {
+          for (const rel of request.paths ?? []) await this.recorder.beforeChange(path.resolve(this.root(), rel));
+        }
+        return decision;
+      },
       askUser: (question, options) => port.askUser(question, options, signal),
     };
   }
@@ -469,7 +592,7 @@ export class ChatSession {
   }
 
   private async resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {
-    const ref = override ?? this.config.model;
+    const ref = override ?? this.resumedModel ?? this.config.model;
     if (ref) {
       const parts = splitModelRef(ref);
       const entry = parts ? this.config.providers[parts.provider] : undefined;
@@ -488,8 +611,8 @@ export class ChatSession {
     }
     // Configured providers without a model: the first one that lists a model.
     for (const [id, entry] of Object.entries(this.config.providers)) {
-      const model = entry.models?.[0];
-      if (model) return { provider: this.provider(id, entry), model };
+      const provider = this.provider(id, entry);
+      if (provider.defaultModel) return { provider, model: provider.defaultModel };
     }
     return this.detectOnce();
   }

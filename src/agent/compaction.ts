@@ -32,7 +32,7 @@ export interface CompactionInput extends CompactionSettings {
 
 export type CompactionResult =
   | { status: 'not_needed'; tokens: number }
-  | { status: 'compacted'; tokens: number; before: number; summary: string; turns: number }
+  | { status: 'compacted'; tokens: number; before: number; summary: string; turns: number; index: number }
   | { status: 'failed'; reason: string }
   | { status: 'blocked'; reason: string };
 
@@ -126,7 +126,7 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
   }
   const insertAt = kept[0]?.start ?? history.messages.length;
   history.messages.splice(insertAt, 0, summary);
-  return { status: 'compacted', tokens: after, before, summary: summaryText, turns: older.length };
+  return { status: 'compacted', tokens: after, before, summary: summaryText, turns: older.length, index: insertAt };
 }
 
 function splitTurns(messages: Message[], offset: number): Turn[] {

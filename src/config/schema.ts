@@ -11,16 +11,11 @@ export const PROVIDER_TYPES = [
   'openai_compatible',
 ] as const;
 
-export const providerEntrySchema = z.object({
-  type: z.enum(PROVIDER_TYPES),
-  base_url: z.string().optional(),
-  api_key: z.string().optional(),
-  api_key_cmd: z.union([z.string(), z.array(z.string())]).optional(),
-  models: z.array(z.string()).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  context_window: z.union([z.number(), z.record(z.string(), z.number())]).optional(),
-  pricing: z.record(z.string(), z.unknown()).optional(),
-});
+/**
+ * A provider entry as the user wrote it. Only the type is checked here: the provider layer
+ * (parseProviderConfig) validates the rest and names the dotted path of anything wrong.
+ */
+export const providerEntrySchema = z.looseObject({ type: z.enum(PROVIDER_TYPES) });
 
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 
@@ -35,6 +30,8 @@ export const hostConfigSchema = z.object({
   permissions: z.array(z.record(z.string(), z.unknown())).default([]),
   auto_approve: z.union([z.boolean(), z.literal('edits')]).default(false),
   cwd: z.string().optional(),
+  /** Where sessions are kept (`stdpath('data')/agent`); without it nothing is saved. */
+  data_dir: z.string().optional(),
   /** Steps (model requests) one prompt may take before it stops with outcome "budget". */
   max_steps: z.number().int().min(1).max(1000).default(50),
   /** Input-context budget in tokens; default 80% of the model's window, else 32768. */

@@ -133,12 +133,82 @@ export class HostService {
         void this.chat.compact(id, this.sink());
         return;
       }
+      case 'list_sessions': {
+        const { id } = notificationSchemas.list_sessions.parse(raw);
+        this.attempt(async () => {
+          const list = await this.chat.listSessions();
+          await this.ui.dispatch('sessions', {
+            id,
+            ...(this.chat.sessionId ? { current: this.chat.sessionId } : {}),
+            sessions: list.sessions.map((x) => ({
+              id: x.id,
+              title: x.title,
+              updatedAt: x.updatedAt,
+              mode: x.mode,
+              model: x.model,
+              ...(x.cost === undefined ? {} : { cost: x.cost }),
+            })),
+            problems: list.problems.map((p) => ({ file: p.file, error: p.error })),
+          });
+        });
+        return;
+      }
+      case 'resume': {
+        const { session } = notificationSchemas.resume.parse(raw);
+        this.attempt(async () => {
+          const restored = await this.chat.resume(session);
+          if (!restored) {
+            await this.ui.dispatch('notice', { text: 'This project has no saved session yet.', level: 'info' });
+            return;
+          }
+          await this.ui.dispatch('transcript', restored);
+        });
+        return;
+      }
+      case 'rename_session': {
+        const { title, session } = notificationSchemas.rename_session.parse(raw);
+        this.attempt(async () => {
+          await this.chat.renameSession(title, session);
+          await this.ui.dispatch('notice', { text: `Session renamed to "${title}".`, level: 'info' });
+        });
+        return;
+      }
+      case 'export_session': {
+        const { id, session } = notificationSchemas.export_session.parse(raw);
+        this.attempt(async () => {
+          await this.ui.dispatch('exported', { id, markdown: await this.chat.exportSession(session) });
+        });
+        return;
+      }
+      case 'delete_session': {
+        const { session } = notificationSchemas.delete_session.parse(raw);
+        this.attempt(() => this.chat.deleteSession(session));
+        return;
+      }
+      case 'undo':
+      case 'redo': {
+        const { id, force } = notificationSchemas[method].parse(raw);
+        this.attempt(async () => {
+          const result = method === 'undo' ? await this.chat.undo(force) : await this.chat.redo(force);
+          await this.ui.dispatch('restored', { id, kind: method, restored: result.restored, conflicts: result.conflicts });
+        });
+        return;
+      }
       case 'list_models': {
         const { id } = notificationSchemas.list_models.parse(raw);
         void this.chat.listModels().then((models) => this.ui.dispatch('models', { id, models }));
         return;
       }
     }
+  }
+
+  /** Runs a user command; a failure becomes one message in the chat, never an unhandled error. */
+  private attempt(fn: () => Promise<unknown>): void {
+    fn().catch((err: unknown) => {
+      const text = err instanceof Error ? err.message : String(err);
+      this.logger.warn('command failed:', text);
+      void this.ui.dispatch('notice', { text, level: 'error' });
+    });
   }
 
   private sink(): RunSink {

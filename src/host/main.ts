@@ -58,9 +58,10 @@ function shutdown(reason: string, code = 0): void {
   if (exiting) return;
   exiting = true;
   logger.info(`host exiting: ${reason}`);
-  chat.stop();
-  // Give in-flight log writes and aborts a moment, then leave even if a socket lingers.
-  setTimeout(() => process.exit(code), 50).unref();
+  // Release the session's lock and let the last writes land, but never hang on the way out.
+  const exit = () => process.exit(code);
+  setTimeout(exit, 500).unref();
+  chat.shutdown().then(exit, exit);
 }
 
 // Neovim closes our stdin on :qa (and when it dies): that is the signal to leave.

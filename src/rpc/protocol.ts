@@ -36,6 +36,14 @@ export const notificationSchemas = {
   /** Answered with a `models` dispatch carrying the same id. */
   list_models: z.object({ id: z.string() }),
   compact: z.object({ id: z.string() }),
+  list_sessions: z.object({ id: z.string() }),
+  /** Without `session`: the project's most recent one. */
+  resume: z.object({ id: z.string(), session: z.string().optional() }),
+  rename_session: z.object({ title: z.string().min(1), session: z.string().optional() }),
+  export_session: z.object({ id: z.string(), session: z.string().optional() }),
+  delete_session: z.object({ session: z.string() }),
+  undo: z.object({ id: z.string(), force: z.boolean().default(false) }),
+  redo: z.object({ id: z.string(), force: z.boolean().default(false) }),
 } as const;
 
 export type RequestMethod = keyof typeof requestSchemas;
@@ -77,6 +85,15 @@ export interface DispatchPayloads {
   plan_ready: { id: string; path: string };
   mode_changed: { mode: 'ask' | 'plan' | 'agent' };
   activity: { id: string; text?: string };
+  sessions: {
+    id: string;
+    current?: string;
+    sessions: { id: string; title: string; updatedAt: number; mode: string; model: string; cost?: number }[];
+    problems: { file: string; error: string }[];
+  };
+  transcript: { session: string; entries: unknown[]; mode: 'ask' | 'plan' | 'agent'; model: string };
+  exported: { id: string; markdown: string };
+  restored: { id: string; kind: 'undo' | 'redo'; restored: string[]; conflicts: string[] };
   models: { id: string; models: { ref: string; context_window: number }[] };
   status: {
     id: string;

@@ -5,6 +5,7 @@
  * (util/atomic-write) and syncs it, so a reader sees the old or the new document, never a mix.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { type Adapter, Low } from 'lowdb';
 import { isNotFound, writeFileAtomic } from '../util/atomic-write.js';
 
@@ -22,7 +23,9 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     return JSON.parse(text) as T;
   }
 
-  write(data: T): Promise<void> {
+  async write(data: T): Promise<void> {
+    // The folder may not exist yet (a checkpoint whose first file is a new one stores no blob).
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
     return writeFileAtomic(this.file, `${JSON.stringify(data)}\n`);
   }
 }

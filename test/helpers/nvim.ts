@@ -36,6 +36,8 @@ export interface StartOptions {
   bin?: string;
   /** Leave the plugin off 'runtimepath' (the startup baseline). */
   withoutPlugin?: boolean;
+  /** Run in this folder instead of a fresh project folder (e.g. a second Neovim on one project). */
+  cwd?: string;
 }
 
 /** Environment variables that would make a test depend on the developer's machine. */
@@ -57,8 +59,8 @@ const MACHINE_ENV = [
  */
 export async function startNvim(options: StartOptions = {}): Promise<TestNvim> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-nvim-test-'));
-  const project = path.join(dir, 'project');
-  fs.mkdirSync(project);
+  const project = options.cwd ?? path.join(dir, 'project');
+  fs.mkdirSync(project, { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of MACHINE_ENV) delete env[name];
   Object.assign(env, {

@@ -404,6 +404,29 @@ function H.highlight_line(buf, row, hl)
   vim.api.nvim_buf_set_extmark(buf, H.state.role_ns, row, 0, { end_row = row + 1, hl_group = hl, hl_eol = false })
 end
 
+--- Redraws a restored session: its messages, tool calls (folded) and summaries.
+---@param entries table[] from the host: { kind = 'user'|'assistant'|'summary', ... }
+function M.restore(entries)
+  M.clear()
+  for i, e in ipairs(entries) do
+    if e.kind == 'user' then
+      M.append_user(e.text)
+    elseif e.kind == 'summary' then
+      M.notice('Summary of the earlier conversation:\n\n' .. e.text, 'info')
+    else
+      local id = 'restored' .. i
+      M.begin_assistant(id, e.model)
+      if e.reasoning and e.reasoning ~= vim.NIL then M.stream(id, nil, e.reasoning) end
+      if e.text ~= '' then M.stream(id, e.text, nil) end
+      for _, view in ipairs(e.tools or {}) do
+        M.tool(vim.tbl_extend('force', view, { status = 'running' }))
+        M.tool(view)
+      end
+      M.end_run(id, 'done')
+    end
+  end
+end
+
 ---@return string[]
 function M.lines() return vim.api.nvim_buf_get_lines(M.transcript_buf(), 0, -1, false) end
 

@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ChatSession, type EditorPort } from '../../../src/agent/chat-session.js';
+import type { RunSink } from '../../../src/agent/run-sink.js';
+import { createLogger } from '../../../src/util/logger.js';
+import { type LlmServer, type ScriptedResponse, startLlmServer } from '../../helpers/llm-server.js';
+
+const logger = createLogger(undefined);
+let dir: string;
+let project: string;
+let dataDir: string;
+let server: LlmServer | undefined;
+const chats: ChatSession[] = [];
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-sessions-'));
+  project = path.join(dir, 'project');
+  dataDir = path.join(dir, 'data');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'a.txt'), 'original\n');
+});
+afterEach(async () => {
+  for (const c of chats.splice(0)) await c.shutdown();
+  await server?.close();
+  server = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const approve: EditorPort = {
+  bufferText: async () => undefined,
+  diagnostics: async () => [],
+  lsp: async () => undefined,
+  fileChanged: () => undefined,
+  askPermission: async () => 'once',
+  askUser: async (_q, o) => o[0] ?? '',
+};
+
+function sink(): RunSink & { notices: string[] } {
+  const notices: string[] = [];
+  return {
+    notices,
+    started: () => undefined,
+    text: () => undefined,
+    reasoning: () => undefined,
+    notice: (t) => notices.push(t),
+    done: () => undefined,
+  };
+}
+
+async function newChat(turns?: ScriptedResponse[]) {
+  if (turns) server = await startLlmServer({ turns });
+  const chat = new ChatSession({
+    env: { AGENT_NVIM_NO_PROBE: '1', AGENT_NVIM_BASE_URL: server?.url ?? '', AGENT_NVIM_MODEL: 'm' },
+    logger,
+    cwd: project,
+    editor: approve,
+  });
+  chat.configure({ cwd: project, data_dir: dataDir });
+  chats.push(chat);
+  return chat;
+}
+
+describe('sessions', () => {
+  it('a restarted host resumes the exact history, mode, todos, and continues the conversation', async () => {
+    const first = await newChat([
+      {
+        text: 'Writing.',
+        toolCalls: [
+          { id: 't', name: 'todo', arguments: { items: [{ content: 'write b', status: 'in_progress' }] } },
+          { id: 'w', name: 'write_file', arguments: { path: 'b.txt', content: 'b\n' } },
+        ],
+      },
+      { text: 'Wrote b.txt.' },
+      { text: 'I remember: b.txt.' },
+    ]);
+    first.setMode('agent');
+    await first.prompt({ id: '1', text: 'write b' }, sink());
+    const before = first.status();
+    const sessionId = first.sessionId;
+    expect(sessionId).toBeTruthy();
+    await first.shutdown();
+
+    const second = await newChat();
+    const list = await second.listSessions();
+    expect(list.sessions.map((s) => s.id)).toEqual([sessionId]);
+    expect(list.sessions[0]?.title).toBe('write b');
+    const restored = await second.resume(undefined);
+    expect(restored?.mode).toBe('agent');
+    expect(restored?.entries.map((e) => e.kind)).toEqual(['user', 'assistant', 'assistant']);
+    const tools = restored?.entries[1]?.kind === 'assistant' ? restored.entries[1].tools : [];
+    expect(tools.map((t) => `${t.name}:${t.status}`)).toEqual(['todo:done', 'write_file:done']);
+    expect(second.status()).toMatchObject({ mode: 'agent', todos: 1, messages: before.messages });
+    await second.prompt({ id: '2', text: 'what did you write?' }, sink());
+    const body = JSON.stringify(server?.modelRequests()[2]?.body);
+    expect(body).toContain('write b');
+    expect(body).toContain('Wrote b.txt.');
+    expect(body).toContain('"tool_call_id":"w"');
+  });
+
+  it('a session open in one host cannot be taken over by another', async () => {
+    const first = await newChat([{ text: 'hi' }]);
+    await first.prompt({ id: '1', text: 'hello' }, sink());
+    const second = await newChat();
+    await expect(second.resume(first.sessionId)).rejects.toThrow(/open in another Neovim/);
+  });
+
+  it('undo puts files back as they were before the run, redo re-applies, conflicts are refused', async () => {
+    const chat = await newChat([
+      {
+        toolCalls: [
+          {
+            id: 'e',
+            name: 'edit_file',
+            arguments: { path: 'a.txt', old_text: 'original', new_text: 'changed' },
+          },
+          { id: 'w', name: 'write_file', arguments: { path: 'new.txt', content: 'new\n' } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    chat.setMode('agent');
+    await chat.prompt({ id: '1', text: 'change things' }, sink());
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('changed\n');
+    const undone = await chat.undo(false);
+    expect(undone.conflicts).toEqual([]);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('original\n');
+    expect(fs.existsSync(path.join(project, 'new.txt'))).toBe(false);
+    await chat.redo(false);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('changed\n');
+    expect(fs.readFileSync(path.join(project, 'new.txt'), 'utf8')).toBe('new\n');
+    fs.writeFileSync(path.join(project, 'a.txt'), 'edited by the user\n');
+    const refused = await chat.undo(false);
+    expect(refused.conflicts.map((p) => path.basename(p))).toEqual(['a.txt']);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('edited by the user\n');
+    await chat.undo(true);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('original\n');
+  });
+
+  it('export gives the conversation as Markdown, and clear starts a new session', async () => {
+    const chat = await newChat([{ text: 'The answer.' }, { text: 'Another.' }]);
+    await chat.prompt({ id: '1', text: 'the question' }, sink());
+    const markdown = await chat.exportSession();
+    expect(markdown).toContain('the question');
+    expect(markdown).toContain('The answer.');
+    const firstId = chat.sessionId;
+    chat.clear();
+    await chat.prompt({ id: '2', text: 'fresh start' }, sink());
+    expect(chat.sessionId).not.toBe(firstId);
+    expect((await chat.listSessions()).sessions).toHaveLength(2);
+  });
+});

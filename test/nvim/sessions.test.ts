@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+
+const transcript = (t: TestNvim) =>
+  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+
+describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim | undefined;
+  let server: LlmServer | undefined;
+  let shared: string | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await server?.close();
+    if (shared) fs.rmSync(shared, { recursive: true, force: true });
+    t = server = shared = undefined;
+  });
+
+  it('after a restart, :Agent resume brings back the transcript and the conversation; undo works too', async () => {
+    shared = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-resume-'));
+    const project = path.join(shared, 'project');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'a.txt'), 'before\n');
+    server = await startLlmServer({
+      turns: [
+        {
+          text: 'Changing a.txt.',
+          toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'after\n' } }],
+        },
+        { text: 'Changed it.' },
+        { text: 'You asked me to change a.txt.' },
+      ],
+    });
+    const env = {
+      AGENT_NVIM_BASE_URL: server.url,
+      AGENT_NVIM_MODEL: 'm',
+      XDG_DATA_HOME: path.join(shared, 'data'),
+    };
+    t = await startNvim({ env, cwd: project });
+    await t.lua(
+      `require('agent').setup({ auto_approve = 'edits' }); require('agent').send('change a.txt', { mode = 'agent' })`,
+    );
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Changed it.'), 10_000, 'first run');
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('after\n');
+    await t.close();
+
+    t = await startNvim({ env, cwd: project });
+    await t.nvim.command('Agent resume');
+    const restored = await waitFor(
+      async () => {
+        const s = await transcript(t as TestNvim);
+        return s.includes('Changed it.') ? s : undefined;
+      },
+      10_000,
+      'restored transcript',
+    );
+    expect(restored).toContain('change a.txt');
+    expect(restored).toMatch(/✓ write_file a\.txt/);
+    expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('agent');
+    await t.lua(`require('agent').send('what did I ask?')`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('You asked me'),
+      10_000,
+      'answer after resume',
+    );
+    expect(JSON.stringify(server.modelRequests()[2]?.body)).toContain('change a.txt');
+
+    await t.lua(`
+      _G.picked = nil
+      vim.ui.select = function(items, opts, cb) _G.picked = vim.tbl_map(opts.format_item, items); cb(nil) end
+      vim.cmd('Agent sessions')`);
+    const listed = await waitFor(
+      () => t?.lua<string[] | null>('return _G.picked or vim.NIL'),
+      5000,
+      'session list',
+    );
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatch(/change a\.txt .*\(open\)/);
+
+    // Undo reaches back to the run before the restart.
+    await t.nvim.command('Agent undo');
+    await waitFor(() => fs.readFileSync(path.join(project, 'a.txt'), 'utf8') === 'before\n', 5000, 'undo');
+  });
+});
