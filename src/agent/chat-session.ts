@@ -14,6 +14,7 @@ import { createProvider } from '../providers/create-provider.js';
 import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
 import { costOfMessages } from '../providers/pricing.js';
 import type { Provider } from '../providers/provider.js';
+import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -21,16 +22,15 @@ import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-contex
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
-import { SessionStore } from '../store/index.js';
 import { runAgentLoop } from './agent-loop.js';
-import { SessionRecorder } from './session-recorder.js';
-import { type TranscriptEntry, transcriptOf } from './transcript.js';
 import { compactHistory, estimateContext } from './compaction.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
 import type { RunSink, RunStatus } from './run-sink.js';
+import { SessionRecorder } from './session-recorder.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { type TranscriptEntry, transcriptOf } from './transcript.js';
 
 /** What the chat needs from the editor; the host passes Neovim's, tests a fake or nothing. */
 export interface EditorPort {
@@ -213,7 +213,11 @@ export class ChatSession {
         onCommit: (message) => this.recorder.append(message),
         onCallSettled: async (message, result) => {
           await this.recorder.update(message);
-          if (result && (result.tool === 'shell' || result.tool === 'build') && result.changed_paths.length > 0) {
+          if (
+            result &&
+            (result.tool === 'shell' || result.tool === 'build') &&
+            result.changed_paths.length > 0
+          ) {
             await this.recorder.changedByCommand(root, result.changed_paths);
           }
         },
@@ -262,7 +266,9 @@ export class ChatSession {
    * Continues a saved session: its exact history, mode, model, todos and plan. Returns the
    * transcript to draw, or undefined when the project has no session yet.
    */
-  async resume(id: string | undefined): Promise<{ session: string; entries: TranscriptEntry[]; mode: Mode; model: string } | undefined> {
+  async resume(
+    id: string | undefined,
+  ): Promise<{ session: string; entries: TranscriptEntry[]; mode: Mode; model: string } | undefined> {
     if (this.running) throw new Error('A run is in progress; stop it before resuming a session.');
     const data = await this.recorder.resume(this.root(), id);
     if (!data) return undefined;
@@ -274,7 +280,12 @@ export class ChatSession {
     this.lastModel = data.meta.model || undefined;
     this.resumedModel = this.lastModel;
     this.permissions.clearSession();
-    return { session: data.meta.id, entries: transcriptOf(this.history), mode: this.mode, model: data.meta.model };
+    return {
+      session: data.meta.id,
+      entries: transcriptOf(this.history),
+      mode: this.mode,
+      model: data.meta.model,
+    };
   }
 
   renameSession(title: string, id?: string): Promise<void> {
@@ -309,7 +320,9 @@ export class ChatSession {
   }
 
   private newRecorder(): SessionRecorder {
-    return new SessionRecorder(this.store, this.options.logger, (text) => this.warnSink?.notice(text, 'warn'));
+    return new SessionRecorder(this.store, this.options.logger, (text) =>
+      this.warnSink?.notice(text, 'warn'),
+    );
   }
 
   /** `:Agent compact`: summarises older turns now, whatever the size. */
@@ -542,10 +555,13 @@ export class ChatSession {
       fileChanged: (p) => port.fileChanged(p),
       // Rules and auto-approve first; the user is asked only when they say "ask".
       askPermission: async (request) => {
-        const decision = decisionOf(await this.permissions.check(request, (r, s) => port.askPermission(r, s), signal));
+        const decision = decisionOf(
+          await this.permissions.check(request, (r, s) => port.askPermission(r, s), signal),
+        );
         // Allowed file changes are checkpointed before the tool writes, so the run can be undone.
         if (decision === 'once' || decision === 'always') {
-          for (const rel of request.paths ?? []) await this.recorder.beforeChange(path.resolve(this.root(), rel));
+          for (const rel of request.paths ?? [])
+            await this.recorder.beforeChange(path.resolve(this.root(), rel));
         }
         return decision;
       },

@@ -126,7 +126,14 @@ export async function compactHistory(input: CompactionInput): Promise<Compaction
   }
   const insertAt = kept[0]?.start ?? history.messages.length;
   history.messages.splice(insertAt, 0, summary);
-  return { status: 'compacted', tokens: after, before, summary: summaryText, turns: older.length, index: insertAt };
+  return {
+    status: 'compacted',
+    tokens: after,
+    before,
+    summary: summaryText,
+    turns: older.length,
+    index: insertAt,
+  };
 }
 
 function splitTurns(messages: Message[], offset: number): Turn[] {

@@ -89,7 +89,11 @@ export class SessionRecorder {
   async changedByCommand(root: string, rels: string[]): Promise<void> {
     if (!this.runOpen || !this.handle) return;
     for (const rel of rels) {
-      const bytes = await run('git', ['show', `HEAD:${rel}`], { cwd: root, encoding: 'buffer', maxBuffer: 64 << 20 })
+      const bytes = await run('git', ['show', `HEAD:${rel}`], {
+        cwd: root,
+        encoding: 'buffer',
+        maxBuffer: 64 << 20,
+      })
         .then((r) => r.stdout as Buffer)
         .catch(() => undefined);
       if (!bytes) continue;
@@ -140,7 +144,9 @@ export class SessionRecorder {
       return data;
     } catch (err) {
       if (err instanceof SessionBusyError) {
-        throw new Error(`That session is open in another Neovim (pid ${err.owner.pid}); close it there first.`);
+        throw new Error(
+          `That session is open in another Neovim (pid ${err.owner.pid}); close it there first.`,
+        );
       }
       throw err;
     }
@@ -182,7 +188,9 @@ export class SessionRecorder {
       this.logger.error(`could not ${what}:`, err);
       if (!this.warned) {
         this.warned = true;
-        this.warn(`Could not ${what} (${err instanceof Error ? err.message : String(err)}); this chat may not be saved.`);
+        this.warn(
+          `Could not ${what} (${err instanceof Error ? err.message : String(err)}); this chat may not be saved.`,
+        );
       }
     }
   }

@@ -158,7 +158,10 @@ export class HostService {
         this.attempt(async () => {
           const restored = await this.chat.resume(session);
           if (!restored) {
-            await this.ui.dispatch('notice', { text: 'This project has no saved session yet.', level: 'info' });
+            await this.ui.dispatch('notice', {
+              text: 'This project has no saved session yet.',
+              level: 'info',
+            });
             return;
           }
           await this.ui.dispatch('transcript', restored);
@@ -190,7 +193,12 @@ export class HostService {
         const { id, force } = notificationSchemas[method].parse(raw);
         this.attempt(async () => {
           const result = method === 'undo' ? await this.chat.undo(force) : await this.chat.redo(force);
-          await this.ui.dispatch('restored', { id, kind: method, restored: result.restored, conflicts: result.conflicts });
+          await this.ui.dispatch('restored', {
+            id,
+            kind: method,
+            restored: result.restored,
+            conflicts: result.conflicts,
+          });
         });
         return;
       }
