@@ -69,6 +69,19 @@ if (cachedData === undefined || script.cachedDataRejected) {
 }
 `;
 
+// The Anthropic SDK is most of the code and only Anthropic providers need it: it goes in a file
+// of its own (dist/anthropic-sdk.cjs), loaded on first use, so every start reads less.
+const splitAnthropic = {
+  name: 'split-anthropic',
+  setup(b) {
+    b.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, (args) =>
+      args.importer.includes(`${path.sep}src${path.sep}`)
+        ? { path: './anthropic-sdk.cjs', external: true }
+        : undefined,
+    );
+  },
+};
+
 const version = `${pkg.version}+${revision()}`;
 for (const stale of fs.existsSync(path.join(root, 'dist')) ? fs.readdirSync(path.join(root, 'dist')) : []) {
   if (stale.endsWith('.v8cache')) fs.rmSync(path.join(root, 'dist', stale), { force: true });
@@ -88,7 +101,24 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   define: { __AGENT_VERSION__: JSON.stringify(version) },
-  plugins: [dropWinston],
+  plugins: [dropWinston, splitAnthropic],
+  // import() of the split-out SDK becomes a lazy require: the starter compiles the bundle with
+  // vm.Script, which has no loader for dynamic imports on Node 20.
+  supported: { 'dynamic-import': false },
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: { 'anthropic-sdk': '@anthropic-ai/sdk' },
+  absWorkingDir: root,
+  outdir: path.join(root, 'dist'),
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
   logLevel: 'warning',
 });
 fs.writeFileSync(path.join(root, 'dist/host.cjs'), STARTER);

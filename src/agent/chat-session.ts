@@ -106,6 +106,8 @@ export class ChatSession {
   private recorder: SessionRecorder;
   /** Where the recorder's one-time warning goes: the sink of the run in progress. */
   private warnSink: RunSink | undefined;
+  private readonly windows = new Map<string, number>();
+  private readonly discovering = new Set<string>();
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
 
@@ -138,6 +140,8 @@ export class ChatSession {
     }
     this.resolved.clear();
     this.detected = undefined;
+    this.windows.clear();
+    this.discovering.clear();
     this.warmUp();
   }
 
@@ -188,9 +192,15 @@ export class ChatSession {
       const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd));
       const firstNew = this.history.messages.length;
       this.warnSink = sink;
-      await this.recorder.ensure({ root, mode, model: this.lastModel, firstPrompt: request.text });
-      await this.recorder.beginRun(request.id);
-      await this.recorder.append(appendUser(this.history, request.text));
+      const userMessage = appendUser(this.history, request.text);
+      // Saved while the first request goes out (a crash then loses at most this message); the
+      // loop waits for it before committing the answer or running any tool.
+      const model = this.lastModel;
+      const saved = (async () => {
+        await this.recorder.ensure({ root, mode, model, firstPrompt: request.text });
+        await this.recorder.beginRun(request.id);
+        await this.recorder.append(userMessage);
+      })();
       const completion = await runAgentLoop({
         id: request.id,
         history: this.history,
@@ -210,7 +220,10 @@ export class ChatSession {
         maxSteps: this.config.max_steps,
         beforeRequest: () =>
           this.fitContext(request.id, target, system, mode, controller.signal, sink, false),
-        onCommit: (message) => this.recorder.append(message),
+        onCommit: async (message) => {
+          await saved;
+          await this.recorder.append(message);
+        },
         onCallSettled: async (message, result) => {
           await this.recorder.update(message);
           if (
@@ -224,6 +237,7 @@ export class ChatSession {
         onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
         buildCommand: this.projectString('build_command'),
       });
+      await saved;
       if (completion.error) completion.error = redact(completion.error);
       if (mode === 'plan' && completion.outcome === 'done') await this.notePlan(request.id, firstNew, sink);
       const dropped = await this.recorder.endRun();
@@ -352,8 +366,26 @@ export class ChatSession {
   private async budgetFor(target: ResolvedModel): Promise<number> {
     const configured = this.projectNumber('context_budget') ?? this.config.context_budget;
     if (configured) return configured;
-    const window = await target.provider.contextWindow(target.model).catch(() => 0);
+    const window = this.knownWindow(target);
     return window > 0 ? Math.floor(window * 0.8) : 32768;
+  }
+
+  /**
+   * The model's context window once discovered. Discovery may ask the server; a first request
+   * does not wait for it (the default budget applies until the answer is in).
+   */
+  private knownWindow(target: ResolvedModel): number {
+    const key = `${target.provider.id}/${target.model}`;
+    const known = this.windows.get(key);
+    if (known !== undefined) return known;
+    if (!this.discovering.has(key)) {
+      this.discovering.add(key);
+      target.provider
+        .contextWindow(target.model)
+        .catch(() => 0)
+        .then((w) => this.windows.set(key, w));
+    }
+    return 0;
   }
 
   /**
@@ -604,7 +636,9 @@ export class ChatSession {
    */
   private warmUp(): void {
     warmHttpClient().catch(() => undefined);
-    this.resolveModel(undefined).catch(() => undefined);
+    this.resolveModel(undefined)
+      .then((target) => target && this.knownWindow(target))
+      .catch(() => undefined);
   }
 
   private async resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {

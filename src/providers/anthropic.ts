@@ -4,7 +4,7 @@
  * HTTP, auth and error mapping; the event stream is read raw, one network read at a time (not
  * through MessageStream), so a reply counts only once `message_stop` arrived.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { FinishReason, Usage } from '../history/types.js';
 import { linkAbort } from './abort-link.js';
 import { buildAnthropicRequest, defaultMaxTokens } from './anthropic-request.js';
@@ -67,14 +67,16 @@ export class AnthropicProvider implements Provider {
   }
 
   private getClient(): Promise<Anthropic> {
-    this.client ??= this.opts.apiKey().then((apiKey) => {
+    this.client ??= this.opts.apiKey().then(async (apiKey) => {
       if (!apiKey) {
         throw new ProviderError(
           'config',
           `No API key for ${this.id}: set ANTHROPIC_API_KEY or the provider's api_key / api_key_cmd.`,
         );
       }
-      return new Anthropic({
+      // Loaded on first use: the SDK is the largest part of the host and most sessions never need it.
+      const { Anthropic: AnthropicClient } = await import('@anthropic-ai/sdk');
+      return new AnthropicClient({
         apiKey,
         baseURL: this.opts.baseUrl,
         maxRetries: 0,

@@ -169,4 +169,26 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(sent).toContain('return a + b');
     expect(sent).toContain('return add(1, 2)');
   });
+
+  it('talks to an Anthropic provider configured in setup() (its SDK loads on first use)', async () => {
+    server = await startLlmServer({
+      turns: [{ text: 'Hello from the messages API.', reasoning: 'thinking it over' }],
+    });
+    t = await startNvim();
+    await t.lua(
+      `require('agent').setup({
+        providers = { claude = { type = 'anthropic', base_url = ..., api_key = 'test-key-123456' } },
+        model = 'claude/claude-sonnet-4-5',
+      })
+      require('agent').send('hi')`,
+      [server.anthropicUrl],
+    );
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('Hello from the messages API.'),
+      10_000,
+      'reply',
+    );
+    expect(server.modelRequests()[0]?.path).toBe('/v1/messages');
+    expect(await transcript(t)).toContain('## Agent · claude/claude-sonnet-4-5');
+  });
 });
