@@ -53,11 +53,13 @@ try {
   cachedData = fs.readFileSync(cacheFile);
 } catch {}
 const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
+const hadCache = cachedData !== undefined && !script.cachedDataRejected;
+cachedData = undefined;
 const mod = new Module(bundle, module);
 mod.filename = bundle;
 mod.paths = Module._nodeModulePaths(__dirname);
 script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, __dirname);
-if (cachedData === undefined || script.cachedDataRejected) {
+if (!hadCache) {
   // Later, so the functions compiled while starting and answering the first prompt are in it.
   setTimeout(() => {
     try {

@@ -77,7 +77,14 @@ process.on('uncaughtException', (err) => {
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection:', reason));
 
 logger.info(`host ${AGENT_VERSION} started, node ${process.version}, cwd ${process.cwd()}`);
-void service.announce().then(() =>
+void service.announce().then(() => {
   // performance.now() counts from process start: the cost of loading the bundle and attaching.
-  logger.info(`ready ${Math.round(performance.now())} ms after process start`),
-);
+  logger.info(`ready ${Math.round(performance.now())} ms after process start`);
+  setTimeout(() => {
+    const m = process.memoryUsage();
+    const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
+    logger.info(
+      `memory: rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)}, external ${mb(m.external)}`,
+    );
+  }, 1000).unref();
+});

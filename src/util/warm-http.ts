@@ -1,12 +1,15 @@
-import http from 'node:http';
+import net from 'node:net';
 
 /**
  * Node's fetch loads its HTTP client and compiles its parser on the first real request (~80 ms).
- * One request to a throwaway loopback server pays that while the user is still typing, without
- * sending anything anywhere.
+ * One request to a throwaway loopback socket pays that while the user is still typing, without
+ * sending anything anywhere. A raw socket answers, so Node's HTTP server is never loaded.
  */
 export async function warmHttpClient(): Promise<void> {
-  const server = http.createServer((_req, res) => res.writeHead(204).end());
+  const server = net.createServer((socket) => {
+    socket.once('data', () => socket.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n'));
+    socket.on('error', () => undefined);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -18,7 +21,6 @@ export async function warmHttpClient(): Promise<void> {
       await res.arrayBuffer();
     }
   } finally {
-    server.closeAllConnections();
     server.close();
   }
 }
