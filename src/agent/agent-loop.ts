@@ -7,7 +7,7 @@ import {
 import type { AssistantMessage, History, ToolCall } from '../history/types.js';
 import type { Provider } from '../providers/provider.js';
 import type { ToolResult } from '../tools/define-tool.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolListing, ToolRegistry } from '../tools/registry.js';
 import type { Mode, ToolContext } from '../tools/tool-context.js';
 import { checkFromResult } from './check-runs.js';
 import type { CheckRun, Completion, RunSink } from './run-sink.js';
@@ -25,6 +25,8 @@ export interface LoopOptions {
   mode: Mode;
   system: string;
   registry: ToolRegistry;
+  /** The tool list offered to the model (computed once per mode by the caller). */
+  tools?: ToolListing[];
   /** The context tools run with; its `signal` is the run's. */
   context: ToolContext;
   sink: RunSink;
@@ -79,7 +81,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
           model: options.model,
           system: note ? `${options.system}\n\n${note}` : options.system,
           messages: history.messages,
-          tools: registry.list(options.mode),
+          tools: options.tools ?? registry.list(options.mode),
         },
         signal,
       );

@@ -17,7 +17,7 @@ import type { Provider } from '../providers/provider.js';
 import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolListing, ToolRegistry } from '../tools/registry.js';
 import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
@@ -107,6 +107,8 @@ export class ChatSession {
   /** Where the recorder's one-time warning goes: the sink of the run in progress. */
   private warnSink: RunSink | undefined;
   private readonly windows = new Map<string, number>();
+  /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
+  private readonly listings = new Map<Mode, { tools: ToolListing[]; tokens: number }>();
   private readonly discovering = new Set<string>();
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
@@ -209,6 +211,7 @@ export class ChatSession {
         mode,
         system,
         registry: this.registry,
+        tools: this.toolsFor(mode).tools,
         context: {
           root,
           editor: this.toolEditor(controller.signal),
@@ -403,8 +406,7 @@ export class ChatSession {
     force: boolean,
   ): Promise<string | undefined> {
     const budget = await this.budgetFor(target);
-    const fixedTokens =
-      estimateTextTokens(system) + estimateTextTokens(JSON.stringify(this.registry.list(mode)));
+    const fixedTokens = estimateTextTokens(system) + this.toolsFor(mode).tokens;
     const keepTurns = this.projectNumber('keep_turns') ?? this.config.keep_turns;
     const result = await compactHistory({
       history: this.history,
@@ -557,9 +559,19 @@ export class ChatSession {
       mode,
       root: this.root(),
       date: new Date().toISOString().slice(0, 10),
-      tools: this.registry.list(mode),
+      tools: this.toolsFor(mode).tools,
       instructions,
     });
+  }
+
+  private toolsFor(mode: Mode): { tools: ToolListing[]; tokens: number } {
+    let listing = this.listings.get(mode);
+    if (!listing) {
+      const tools = this.registry.list(mode);
+      listing = { tools, tokens: estimateTextTokens(JSON.stringify(tools)) };
+      this.listings.set(mode, listing);
+    }
+    return listing;
   }
 
   private root(): string {
