@@ -57,6 +57,7 @@ M.subcommands = {
     complete = function() return { 'off', 'edits', 'all' } end,
   },
   sessions = { run = function() require('agent').sessions() end },
+  save_rules = { run = function() require('agent').save_rules() end },
   resume = { run = function(args) require('agent').resume(args[1]) end },
   rename = {
     run = function(args)

@@ -71,6 +71,9 @@ interface ResolvedModel {
   model: string;
 }
 
+/** File tools whose targets are checkpointed (for undo) once their write is allowed. */
+const CHECKPOINTED_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
+
 /** Without an editor (scripts, tests): nothing is open, nobody can approve, questions go unanswered. */
 const HEADLESS_EDITOR: EditorPort = {
   bufferText: async () => undefined,
@@ -529,6 +532,18 @@ export class ChatSession {
     return lists.flat();
   }
 
+  /** The "always" answers of this session, as rules to save in the project config. */
+  sessionRules(): { tool: string; pattern?: string; action: string }[] {
+    return this.permissions
+      .rules()
+      .filter((r) => r.source === 'session')
+      .map((r) => ({
+        tool: r.tool,
+        ...(r.pattern === undefined ? {} : { pattern: r.pattern }),
+        action: r.action,
+      }));
+  }
+
   closePlan(): void {
     this.latestPlan = undefined;
   }
@@ -603,7 +618,7 @@ export class ChatSession {
           await this.permissions.check(request, (r, s) => port.askPermission(r, s), signal),
         );
         // Allowed file changes are checkpointed before the tool writes, so the run can be undone.
-        if (decision === 'once' || decision === 'always') {
+        if ((decision === 'once' || decision === 'always') && CHECKPOINTED_TOOLS.has(request.tool)) {
           for (const rel of request.paths ?? [])
             await this.recorder.beforeChange(path.resolve(this.root(), rel));
         }

@@ -133,6 +133,11 @@ export class HostService {
         void this.chat.compact(id, this.sink());
         return;
       }
+      case 'session_rules': {
+        const { id } = notificationSchemas.session_rules.parse(raw);
+        void this.ui.dispatch('rules', { id, rules: this.chat.sessionRules() });
+        return;
+      }
       case 'list_sessions': {
         const { id } = notificationSchemas.list_sessions.parse(raw);
         this.attempt(async () => {

@@ -36,6 +36,7 @@ export const notificationSchemas = {
   /** Answered with a `models` dispatch carrying the same id. */
   list_models: z.object({ id: z.string() }),
   compact: z.object({ id: z.string() }),
+  session_rules: z.object({ id: z.string() }),
   list_sessions: z.object({ id: z.string() }),
   /** Without `session`: the project's most recent one. */
   resume: z.object({ id: z.string(), session: z.string().optional() }),
@@ -85,6 +86,7 @@ export interface DispatchPayloads {
   plan_ready: { id: string; path: string };
   mode_changed: { mode: 'ask' | 'plan' | 'agent' };
   activity: { id: string; text?: string };
+  rules: { id: string; rules: { tool: string; pattern?: string; action: string }[] };
   sessions: {
     id: string;
     current?: string;

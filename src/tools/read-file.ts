@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { checkText } from '../util/text-bytes.js';
 import { confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
+import { requestPermission } from './permission.js';
 import { fail } from './tool-error.js';
 
 export const MAX_READ_BYTES = 16 * 1024 * 1024;
@@ -34,6 +35,13 @@ export const readFileTool = defineTool({
         path: target.rel,
       });
     }
+    // Reads are allowed by default, but rules may ask or deny (secrets in `.env*` ask).
+    const denied = await requestPermission(ctx, {
+      pattern: target.rel,
+      summary: `Read ${target.rel}`,
+      paths: [target.rel],
+    });
+    if (denied) return denied;
     let text: string;
     let fromBuffer = false;
     const buffer = await ctx.editor.bufferText(target.abs);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
@@ -188,5 +189,44 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await waitFor(async () => (await transcript(t as TestNvim)).includes('Built.'), 10_000, 'build done');
     expect(fs.readFileSync(path.join(t.project, 'hello.txt'), 'utf8')).toBe('hi\n');
     expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('agent');
+  });
+
+  it('"always" answers can be saved to the project config and apply in the next Neovim', async () => {
+    const shell = { toolCalls: [{ name: 'shell', arguments: { command: 'echo saved-rule' } }] };
+    server = await startLlmServer({ turns: [shell, { text: 'First.' }, shell, { text: 'Second.' }] });
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-rules-'));
+    // One user across both Neovims: the trust database (stdpath('state')) is shared.
+    const env = {
+      AGENT_NVIM_BASE_URL: server.url,
+      AGENT_NVIM_MODEL: 'm',
+      XDG_STATE_HOME: path.join(project, '.state'),
+    };
+    t = await startNvim({ env, cwd: project });
+    await t.lua(`
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function(ev)
+        vim.schedule(function() require('agent').reply_permission(ev.data.id, 'always') end)
+      end })
+      require('agent').send('echo', { mode = 'agent' })`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('First.'), 10_000, 'first run');
+    await t.nvim.command('Agent save_rules');
+    const config = await waitFor(
+      () => {
+        const file = path.join(project, '.agent/config.json');
+        return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+      },
+      5000,
+      'config written',
+    );
+    expect(config.permissions).toEqual([{ tool: 'shell', pattern: 'echo saved-rule', action: 'allow' }]);
+    await t.close();
+
+    t = await startNvim({ env, cwd: project });
+    await t.lua(`
+      _G.asked = 0
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function() _G.asked = _G.asked + 1 end })
+      require('agent').send('echo again', { mode = 'agent' })`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Second.'), 10_000, 'second run');
+    expect(await t.lua<number>('return _G.asked')).toBe(0);
+    fs.rmSync(project, { recursive: true, force: true });
   });
 });

@@ -90,7 +90,7 @@ describe(`plugin entry on Neovim ${nvimVersion(nvimBinary())}`, () => {
     const modes = await t.lua<string[]>(`return vim.fn.getcompletion('Agent mode ', 'cmdline')`);
     expect(modes).toEqual(['ask', 'plan', 'agent']);
     await expect(t.nvim.command('Agent frobnicate')).rejects.toThrow(
-      /agent: unknown subcommand "frobnicate"; use one of approve, build, clear, compact, export, log, mode, model, prompt, redo, rename, resume, sessions, stop, undo/,
+      /agent: unknown subcommand "frobnicate"; use one of approve, build, clear, compact, export, log, mode, model, prompt, redo, rename, resume, save_rules, sessions, stop, undo/,
     );
   });
 });

@@ -309,4 +309,63 @@ describe('agent loop', () => {
     await chat.prompt({ id: '1', text: 'hi' }, r.sink);
     expect(r.seen.notices.some((n) => n.startsWith('Ignored permission rule: permissions[0]'))).toBe(true);
   });
+
+  it('reading .env asks first; other reads do not', async () => {
+    fs.writeFileSync(path.join(project, '.env'), 'SECRET=1\n');
+    const editor = new FakeEditor();
+    editor.decide = () => 'deny';
+    const { chat } = await session(
+      [
+        {
+          toolCalls: [
+            { id: 'r1', name: 'read_file', arguments: { path: 'README.md' } },
+            { id: 'r2', name: 'read_file', arguments: { path: '.env' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+      editor,
+    );
+    await chat.prompt({ id: '1', text: 'read' }, recorder().sink);
+    expect(editor.asked.map((a) => a.pattern)).toEqual(['.env']);
+    const results = toolResults(server?.modelRequests()[1]?.body);
+    expect(results[0]?.content).toContain('Hello project');
+    expect(results[1]?.content).not.toContain('SECRET');
+  });
+
+  it('Stop during a shell command kills its process tree and leaves a complete history', async () => {
+    const pidFile = path.join(project, 'grandchild.pid');
+    const { chat } = await session([
+      {
+        toolCalls: [
+          { id: 's', name: 'shell', arguments: { command: `sh -c 'sleep 60 & echo $! > ${pidFile}; wait'` } },
+          { id: 'after', name: 'read_file', arguments: { path: 'README.md' } },
+        ],
+      },
+      { text: 'next run' },
+    ]);
+    chat.setMode('agent');
+    chat.configure({ cwd: project, auto_approve: true });
+    chat.setMode('agent');
+    const r = recorder();
+    const run = chat.prompt({ id: '1', text: 'run it' }, r.sink);
+    const deadline = Date.now() + 5000;
+    while (!fs.existsSync(pidFile) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    chat.stop();
+    await run;
+    expect(r.seen.done[0]?.outcome).toBe('cancelled');
+    await new Promise((res) => setTimeout(res, 200));
+    // Gone, or a zombie waiting for a reaper that this sandbox may not run.
+    const state = fs.existsSync(`/proc/${pid}/stat`)
+      ? fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')[2]
+      : 'gone';
+    expect(['gone', 'Z', 'X']).toContain(state);
+    // Every call has a result: the next request is accepted as a complete sequence.
+    const next = recorder();
+    await chat.prompt({ id: '2', text: 'again' }, next.sink);
+    expect(next.seen.done[0]?.outcome).toBe('done');
+    const ids = toolResults(server?.modelRequests()[1]?.body).map((m) => m.tool_call_id);
+    expect(ids).toEqual(['s', 'after']);
+  });
 });
