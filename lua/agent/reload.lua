@@ -1,31 +1,89 @@
 --- Keeps buffers true to disk after the agent writes a file: unmodified buffers reload in place
---- (cursor and view kept); a buffer with unsaved edits is never clobbered, the user is told.
+--- (cursor and view kept), deleted files close their unmodified buffers, and a buffer with
+--- unsaved edits is never overwritten: the user keeps theirs, takes the agent's, or compares.
 local M = {}
+local H = {}
 
 ---@param path string absolute path the agent changed
 function M.file_changed(path)
   local buf = vim.fn.bufnr(path)
   if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
-    if vim.bo[buf].modified then
-      vim.notify(
-        string.format('agent: %s changed on disk while it has unsaved edits; :e! loads the new version', vim.fn.fnamemodify(path, ':~:.')),
-        vim.log.levels.WARN
-      )
-    elseif vim.fn.filereadable(path) == 0 then
-      -- Deleted by the agent: leave the buffer as the user's copy; checktime would prompt.
-      vim.bo[buf].modified = true
+    if vim.fn.filereadable(path) == 0 then
+      H.deleted(buf, path)
+    elseif vim.bo[buf].modified then
+      H.conflict(buf, path)
     else
-      local views = {}
-      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-        views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
-      end
-      vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit') end)
-      for win, view in pairs(views) do
-        if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
-      end
+      H.reload(buf)
     end
   end
   require('agent.events').fire('AgentFileChanged', { path = path })
 end
+
+--- Reloads from disk keeping every window's view (:edit resets the stored mtime, so Neovim does
+--- not ask about a change on disk later).
+function H.reload(buf)
+  local views = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+  end
+  vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit') end)
+  for win, view in pairs(views) do
+    if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
+  end
+end
+
+--- The agent deleted the file: an unmodified buffer goes (its windows keep their layout with
+--- another buffer); a modified one stays as the user's copy.
+function H.deleted(buf, path)
+  if vim.bo[buf].modified then
+    vim.notify(string.format('agent: %s was deleted; your unsaved buffer is kept', H.short(path)), vim.log.levels.WARN)
+    return
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_win_call(win, function()
+      local alt = vim.fn.bufnr('#')
+      if alt > 0 and alt ~= buf and vim.api.nvim_buf_is_valid(alt) then
+        vim.api.nvim_win_set_buf(win, alt)
+      else
+        vim.cmd('enew')
+      end
+    end)
+  end
+  pcall(vim.api.nvim_buf_delete, buf, { force = false })
+end
+
+--- The file changed under a buffer with unsaved edits: ask, never overwrite silently.
+function H.conflict(buf, path)
+  local choices = { 'Keep my unsaved version', "Take the agent's version", 'Compare them (diff)' }
+  vim.ui.select(choices, {
+    prompt = string.format('agent changed %s, which has unsaved edits', H.short(path)),
+  }, function(choice)
+    if choice == choices[2] then
+      vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+    elseif choice == choices[3] then
+      H.diff(buf, path)
+    else
+      vim.notify(string.format('agent: kept your version of %s; :w overwrites the agent\'s', H.short(path)), vim.log.levels.INFO)
+    end
+  end)
+end
+
+--- Shows the buffer and the file on disk side by side in diff mode, in a new tab.
+function H.diff(buf, path)
+  vim.cmd('tab split')
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.cmd('diffthis')
+  vim.cmd('vertical new')
+  local disk = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(disk, 0, -1, false, vim.fn.readfile(path))
+  vim.bo[disk].buftype = 'nofile'
+  vim.bo[disk].bufhidden = 'wipe'
+  vim.bo[disk].modifiable = false
+  vim.bo[disk].filetype = vim.bo[buf].filetype
+  pcall(vim.api.nvim_buf_set_name, disk, 'agent://disk/' .. vim.fn.fnamemodify(path, ':.'))
+  vim.cmd('diffthis')
+end
+
+function H.short(path) return vim.fn.fnamemodify(path, ':~:.') end
 
 return M
