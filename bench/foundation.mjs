@@ -134,7 +134,8 @@ const nvim = await benchNvim();
     `warm send() -> first request (chat opened 1 s before): ${fmt(median(warm))} (target < 50 ms)${median(warm) < 50 ? ' (meets target)' : ' (MISSES target)'}\n`,
   );
   process.stdout.write(
-    `idle host RSS: ${rss.toFixed(1)} MB (target < 80 MB)${rss < 80 ? ' (meets target)' : ' (MISSES target)'}\n`,
+    `idle host RSS (chat open, no prompt yet): ${rss.toFixed(1)} MB (target < 80 MB)${rss < 80 ? ' (meets target)' : ' (MISSES target)'}\n`,
   );
+  process.stdout.write(`host RSS after one prompt: ${rssAfterPrompt.toFixed(1)} MB\n`);
   await server.close();
 }
