@@ -69,6 +69,7 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       require('agent').open()
       require('agent').send('write a', { mode = 'agent' })`);
     await waitFor(async () => (await transcript(t as TestNvim)).includes('Wrote a.txt.'), 10_000, 'answer');
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run end');
     const folds = await t.lua<{ line: string; closed: number }[]>(`
       local w = require('agent.ui.chat').transcript_win()
       local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false)

@@ -180,7 +180,7 @@ end
 ---@param id string
 ---@param model string|nil
 function M.begin_assistant(id, model)
-  H.state.streaming[id] = { reasoning_open = false }
+  H.state.streaming[id] = { reasoning_open = false, first_detail = #H.state.details + 1 }
   M.append_lines({ model and model ~= '' and ('## Agent · ' .. model) or '## Agent', '', '' })
 end
 
@@ -229,8 +229,18 @@ end
 ---@param outcome string
 ---@param err string|nil
 function M.end_run(id, outcome, err)
-  H.close_reasoning(H.state.streaming[id])
+  local run = H.state.streaming[id]
+  H.close_reasoning(run)
   H.state.streaming[id] = nil
+  -- Every fold this run made exists in every transcript window (a window may have been busy or
+  -- replaced while a fold was made); folds the user opened stay open.
+  for i = run and run.first_detail or #H.state.details + 1, #H.state.details do
+    local range = H.state.details[i]
+    for _, win in ipairs(vim.fn.win_findbuf(M.transcript_buf())) do
+      local missing = vim.api.nvim_win_call(win, function() return vim.fn.foldlevel(range[1]) == 0 end)
+      if missing then H.fold(win, range) end
+    end
+  end
   local buf = M.transcript_buf()
   local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
   if last ~= '' then H.append_text('\n') end
