@@ -368,4 +368,58 @@ describe('agent loop', () => {
     const ids = toolResults(server?.modelRequests()[1]?.body).map((m) => m.tool_call_id);
     expect(ids).toEqual(['s', 'after']);
   });
+
+  it('plan flow: one question, a saved plan, Build, and the todos finished', async () => {
+    const plan = '# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n- [ ] Say so\n';
+    const editor = new FakeEditor();
+    editor.answer = (_q, options) => options[1] ?? '';
+    const { chat } = await session(
+      [
+        {
+          toolCalls: [
+            {
+              id: 'q',
+              name: 'ask_user',
+              arguments: { question: 'Which greeting?', options: ['hi', 'hello'] },
+            },
+          ],
+        },
+        {
+          toolCalls: [{ id: 'p', name: 'create_plan_file', arguments: { name: 'greeting', content: plan } }],
+        },
+        { text: 'The plan is saved.' },
+        {
+          toolCalls: [
+            { id: 'w', name: 'write_file', arguments: { path: 'hello.txt', content: 'hello\n' } },
+            {
+              id: 't',
+              name: 'todo',
+              arguments: {
+                items: [
+                  { content: 'Create hello.txt', status: 'completed' },
+                  { content: 'Say so', status: 'completed' },
+                ],
+              },
+            },
+          ],
+        },
+        { text: 'Built: hello.txt says hello.' },
+      ],
+      editor,
+    );
+    chat.setMode('plan');
+    const r = recorder();
+    await chat.prompt({ id: '1', text: 'plan a greeting' }, r.sink);
+    expect(editor.questions).toEqual(['Which greeting?']);
+    expect(toolResults(server?.modelRequests()[1]?.body)[0]?.content).toContain('hello');
+    expect(r.seen.plans).toEqual(['.agent/plans/greeting.md']);
+    const b = recorder();
+    await chat.build('2', b.sink);
+    expect(JSON.stringify(server?.modelRequests()[3]?.body)).toContain(
+      'Implement the plan in .agent/plans/greeting.md',
+    );
+    expect(chat.status()).toMatchObject({ mode: 'agent', todos: 2 });
+    expect(fs.readFileSync(path.join(project, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(b.seen.done[0]?.outcome).toBe('done');
+  });
 });
