@@ -542,15 +542,53 @@ function H.finish(id, outcome, err, completion)
   if next_prompt then M.send(next_prompt.text, next_prompt.opts) end
 end
 
+--- `?` in the chat: keys, modes and commands in a float; `q`, `?` or <Esc> close it.
 function H.show_help()
+  local status = M.status()
   local lines = {
-    'agent.nvim keys',
-    '  input  <CR> (Normal), <C-CR> or <C-s> (Insert)   send',
-    '  chat   i   type a message    q   close    ?   this help',
-    '  :Agent mode ask|plan|agent   :Agent model <provider/model>   :Agent stop   :Agent clear   :Agent log',
-    'Modes: ask answers without touching files; plan writes a plan; agent edits and runs commands.',
+    'Modes (now: ' .. status.mode .. ')',
+    '  ask    answers and explains; never changes files',
+    '  plan   researches and writes a plan you can Build',
+    '  agent  edits files and runs commands, with your permission',
+    '',
+    'Input',
+    '  <CR> (Normal), <C-CR> or <C-s> (Insert)   send (queued while a run streams)',
+    '  @path  @path:10-20  #buffer  #selection  #diagnostics  #quickfix   attach context',
+    '  <C-x><C-o>                                  complete them',
+    '',
+    'Chat',
+    '  i  type    q  close    za  open a tool call or the reasoning',
+    '  <CR>  open the file under the cursor    Q  changed files to quickfix',
+    '',
+    'Commands',
+    '  :Agent mode | model | approve off|edits|all | stop | clear | compact',
+    '  :Agent build | prompt | sessions | resume | rename | export | undo | redo',
+    '  :Agent save_rules | log              :help agent',
   }
-  vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
+  local width = 0
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l))
+  end
+  width = math.min(width + 2, vim.o.columns - 4)
+  local height = math.min(#lines, vim.o.lines - 4)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'wipe'
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = 'editor',
+    width = width,
+    height = height,
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    border = 'rounded',
+    style = 'minimal',
+    title = ' agent.nvim ',
+    title_pos = 'center',
+  })
+  for _, key in ipairs({ 'q', '?', '<Esc>' }) do
+    vim.keymap.set('n', key, function() pcall(vim.api.nvim_win_close, win, true) end, { buffer = buf, desc = 'agent: close the help' })
+  end
 end
 
 --- Maps the toggle key from the config (false removes it).

@@ -120,4 +120,20 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       'auto-edits',
     );
   });
+
+  it('? in the chat shows the keys, modes and commands in a float that q closes', async () => {
+    t = await startNvim();
+    const shown = await t.lua<{ relative: string; text: string; after: number }>(`
+      require('agent').open()
+      vim.api.nvim_set_current_win(require('agent.ui.chat').transcript_win())
+      vim.api.nvim_feedkeys('?', 'x', false)
+      local relative = vim.api.nvim_win_get_config(0).relative
+      local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')
+      vim.api.nvim_feedkeys('q', 'x', false)
+      return { relative = relative, text = text, after = #vim.api.nvim_list_wins() }`);
+    expect(shown.relative).toBe('editor');
+    expect(shown.text).toContain('Modes (now: ask)');
+    expect(shown.text).toContain(':Agent build');
+    expect(shown.after).toBe(3);
+  });
 });
