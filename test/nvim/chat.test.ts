@@ -191,4 +191,19 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(server.modelRequests()[0]?.path).toBe('/v1/messages');
     expect(await transcript(t)).toContain('## Agent · claude/claude-sonnet-4-5');
   });
+
+  it('closing the chat while an answer streams loses nothing: reopened, it shows the whole answer', async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+    server = await startLlmServer({ turns: [{ text: `${words} END`, chunkSize: 20, delayMs: 5 }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').open(); require('agent').send('stream please')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('w10'), 10_000, 'streaming started');
+    await t.nvim.command('AgentChat');
+    expect(await t.lua<boolean>(`return require('agent.ui.chat').is_open()`)).toBe(false);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
+    await t.nvim.command('AgentChat');
+    const text = await transcript(t);
+    expect(text).toContain(`${words} END`);
+    expect(await t.lua<boolean>(`return require('agent.ui.chat').is_open()`)).toBe(true);
+  });
 });
