@@ -84,4 +84,54 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await t.nvim.command('Agent undo');
     await waitFor(() => fs.readFileSync(path.join(project, 'a.txt'), 'utf8') === 'before\n', 5000, 'undo');
   });
+
+  it('kill -9 of the host mid-run, then resume: everything committed is back and the chat goes on', async () => {
+    server = await startLlmServer({
+      turns: [
+        { text: 'First answer.' },
+        { text: 'this never finishes', hang: true, done: false, finishReason: null, usageChunk: 'never' },
+        { text: 'Back again.' },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').send('first question')`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('First answer.'),
+      10_000,
+      'first answer',
+    );
+    await waitFor(
+      () => t?.lua<boolean>(`return not require('agent').status().running`),
+      5000,
+      'first run end',
+    );
+    await t.lua(`require('agent').send('second question')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('this never'), 10_000, 'streaming');
+    const pid = await t.lua<number>(`return require('agent.rpc').host_info().pid`);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run failed');
+    await t.lua(`require('agent').clear()`);
+    await t.nvim.command('Agent resume');
+    const restored = await waitFor(
+      async () => {
+        const s = await transcript(t as TestNvim);
+        return s.includes('First answer.') ? s : undefined;
+      },
+      10_000,
+      'restored',
+    );
+    // The answer in flight was never committed; both questions were.
+    expect(restored).toContain('first question');
+    expect(restored).toContain('second question');
+    expect(restored).not.toContain('this never finishes');
+    await t.lua(`require('agent').send('still there?')`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('Back again.'),
+      10_000,
+      'answer after resume',
+    );
+    const last = JSON.stringify(server.modelRequests().at(-1)?.body);
+    expect(last).toContain('first question');
+    expect(last).toContain('First answer.');
+  });
 });
