@@ -110,6 +110,8 @@ export class ChatSession {
   /** Where the recorder's one-time warning goes: the sink of the run in progress. */
   private warnSink: RunSink | undefined;
   private readonly windows = new Map<string, number>();
+  /** Tokens of the system prompt and tool declarations of the latest request. */
+  private fixedTokens: number | undefined;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
   private readonly listings = new Map<Mode, { tools: ToolListing[]; tokens: number }>();
   private readonly discovering = new Set<string>();
@@ -410,6 +412,7 @@ export class ChatSession {
   ): Promise<string | undefined> {
     const budget = await this.budgetFor(target);
     const fixedTokens = estimateTextTokens(system) + this.toolsFor(mode).tokens;
+    this.fixedTokens = fixedTokens;
     const keepTurns = this.projectNumber('keep_turns') ?? this.config.keep_turns;
     const result = await compactHistory({
       history: this.history,
@@ -495,6 +498,8 @@ export class ChatSession {
         input_tokens: usage.input + usage.cacheRead + usage.cacheWrite,
         output_tokens: usage.output,
         context_tokens: last ? last.input + last.cacheRead + last.cacheWrite + last.output : 0,
+        // What the budget logic counts for the next request, shown beside the provider's figure.
+        context_estimate: estimateContext(this.history, this.fixedTokens ?? 0),
         context_window: window,
         ...(cost === undefined ? {} : { cost }),
       };

@@ -37,6 +37,8 @@ export interface RunStatus {
   output_tokens: number;
   /** Tokens the last request put in the context, and the model's window (0 when unknown). */
   context_tokens: number;
+  /** Our own estimate of the same, the figure compaction decides on. */
+  context_estimate: number;
   context_window: number;
   /** Session cost in USD; undefined when a price is unknown. */
   cost?: number;

@@ -104,6 +104,7 @@ export interface DispatchPayloads {
     input_tokens: number;
     output_tokens: number;
     context_tokens: number;
+    context_estimate: number;
     context_window: number;
     cost?: number;
   };

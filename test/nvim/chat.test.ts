@@ -87,7 +87,7 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     );
     expect(events[0], JSON.stringify(events)).toMatchObject({ outcome: 'done' });
     const winbar = await t.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`);
-    expect(winbar, winbar).toMatch(/ask · env\/scripted-model · \S+ in \/ \S+ out/);
+    expect(winbar, winbar).toMatch(/ask · env\/scripted-model · \S+ in \/ \S+ out · ctx \S+ \(est \S+\)/);
     const request = server.modelRequests()[0]?.body as {
       messages: { role: string; content: unknown }[];
       model: string;

@@ -39,7 +39,12 @@ function M.text()
   if f then
     table.insert(parts, string.format('%s in / %s out', H.count(f.input_tokens), H.count(f.output_tokens)))
     if f.context_window and f.context_window > 0 then
-      table.insert(parts, string.format('ctx %d%%', math.floor(100 * f.context_tokens / f.context_window + 0.5)))
+      local pct = function(n) return math.floor(100 * n / f.context_window + 0.5) end
+      -- The provider's count of the last request, and our estimate of the next one.
+      table.insert(parts, string.format('ctx %d%% (est %d%%)', pct(f.context_tokens), pct(f.context_estimate or 0)))
+    end
+    if (not f.context_window or f.context_window == 0) and f.context_tokens > 0 then
+      table.insert(parts, string.format('ctx %s (est %s)', H.count(f.context_tokens), H.count(f.context_estimate or 0)))
     end
     if f.cost and f.cost ~= vim.NIL then table.insert(parts, string.format('$%.4f', f.cost)) end
   end
