@@ -1,19 +1,13 @@
 /**
- * Cheap token estimates for budgeting and compaction decisions before a provider has reported
- * real usage. About four characters per token for English and code; non-ASCII text is denser,
- * so it is counted per character to stay on the safe (over-estimating) side.
+ * Token estimates for budgeting and compaction decisions: serialized UTF-8 bytes / 3, rounded
+ * up, plus a per-message overhead. Real tokenizers average about four bytes of English or code
+ * per token, so this over-counts on purpose: a budget check that errs stays under the window.
  */
 import { replayMessages } from './conversation.js';
 import type { History, Message } from './types.js';
 
 export function estimateTextTokens(text: string): number {
-  let ascii = 0;
-  let other = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) < 128) ascii++;
-    else other++;
-  }
-  return Math.ceil(ascii / 4 + other);
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
 }
 
 /** Per-message framing the APIs add (role markers, separators). */

@@ -29,9 +29,9 @@ function recorder() {
   return { seen, sink };
 }
 
-// 6,000 estimated tokens (24,000 ASCII characters) per prompt, whatever the tag.
+// 6,000 estimated tokens (18,000 ASCII bytes) per prompt, whatever the tag.
 const word = (tag: string) => tag.padEnd(7, '_');
-const big = (tag: string) => `${word(tag)} `.repeat(3000);
+const big = (tag: string) => `${word(tag)} `.repeat(2250);
 const twice = (tag: string) => `${word(tag)} ${word(tag)}`;
 
 async function chatWith(turns: ScriptedResponse[], config: Record<string, unknown>) {
