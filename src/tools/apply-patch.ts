@@ -1,13 +1,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { parsePatch, type StructuredPatch } from 'diff';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { encodeText } from '../util/text-bytes.js';
-import { applyHunks, contentOfNewFile, type HunkReport, removedLines } from './apply-hunks.js';
+import { applyHunks, contentOfNewFile, type HunkReport } from './apply-hunks.js';
 import { type ConfinedPath, confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
 import { type FileText, joinLines, readEditableText, splitLines } from './file-text.js';
+import { parsePatchText } from './patch-formats/parse-patch.js';
+import { type FilePatch, oldSide } from './patch-formats/patch-model.js';
 import { reportChanged, requestPermission } from './permission.js';
 import type { ToolCallContext } from './tool-context.js';
 import { fail, ToolError } from './tool-error.js';
@@ -22,28 +23,33 @@ interface Pending {
   bom: boolean;
   action: 'created' | 'updated' | 'deleted';
   hunks: HunkReport[];
+  repairs: Set<string>;
 }
 
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   aliases: ['patch', 'apply_diff'],
   description: [
-    'Apply a unified diff (as produced by `diff -u` or `git diff`) to one or more files:',
-    '"--- a/path" / "+++ b/path" headers, "@@ -l,n +l,n @@" hunks with a few lines of context.',
-    'Create a file with "--- /dev/null", delete one with "+++ /dev/null". All hunks of all files are',
-    'checked before anything is written: if one does not match, no file changes. Renames are not',
-    'supported: delete the old file and create the new one. Paths are relative to the project root.',
+    'Apply a patch to one or more files, in either of two formats. (1) A unified diff as produced',
+    'by `diff -u` or `git diff`: "--- a/path" / "+++ b/path" headers, "@@ -l,n +l,n @@" hunks with',
+    'a few lines of context; create a file with "--- /dev/null", delete one with "+++ /dev/null".',
+    '(2) The "*** Begin Patch" format: "*** Update File: path" with "@@ anchor line" hunks of',
+    '" "/"-"/"+" lines, "*** Add File: path" with "+" lines, "*** Delete File: path", then',
+    '"*** End Patch". Context lines must match the file. All hunks of all files are checked before',
+    'anything is written: if one does not match, or fits more than one place, no file changes.',
+    'Renames are not supported: delete the old file and create the new one. Paths are relative to',
+    'the project root.',
   ].join(' '),
   schema: z.object({
-    patch: z.string().min(1).describe('The unified diff text.'),
+    patch: z.string().min(1).describe('The patch text: a unified diff or a "*** Begin Patch" block.'),
   }),
   argAliases: { diff: 'patch', input: 'patch' },
   modes: ['agent'],
   mutates: true,
   async execute(args, ctx) {
-    const sections = parseSections(args.patch);
+    const parsed = parsePatchText(args.patch);
     const pending = new Map<string, Pending>();
-    for (const section of sections) await planSection(ctx, section, pending);
+    for (const file of parsed.files) await planFile(ctx, file, pending);
     for (const item of pending.values()) {
       if (item.action !== 'created' && (await ctx.editor.bufferText(item.target.abs)) !== undefined) {
         return fail(
@@ -61,65 +67,12 @@ export const applyPatchTool = defineTool({
       paths: rels,
     });
     if (denied) return denied;
-    return commit(ctx, [...pending.values()]);
+    return commit(ctx, [...pending.values()], parsed.format);
   },
 });
 
-function parseSections(patch: string): StructuredPatch[] {
-  if (/^(?:---|\+\+\+|diff --git) "/m.test(patch)) {
-    throw new ToolError(
-      'parse',
-      'Quoted file names are not supported; use paths without spaces or special characters.',
-    );
-  }
-  let sections: StructuredPatch[];
-  try {
-    sections = parsePatch(patch.replace(/\r\n/g, '\n'));
-  } catch (err) {
-    throw new ToolError(
-      'parse',
-      `The patch could not be parsed: ${(err as Error).message}. Check the hunk line counts.`,
-    );
-  }
-  sections = sections.filter(
-    (s) => s.oldFileName !== undefined || s.newFileName !== undefined || s.hunks.length,
-  );
-  if (sections.length === 0) {
-    throw new ToolError(
-      'parse',
-      'No file sections found: a unified diff needs "--- path" and "+++ path" headers.',
-    );
-  }
-  return sections;
-}
-
-function stripPrefixes(section: StructuredPatch): { oldName?: string; newName?: string } {
-  let oldName = section.oldFileName?.trim();
-  let newName = section.newFileName?.trim();
-  const isNull = (n?: string) => n === '/dev/null';
-  const git = section.isGit || (oldName?.startsWith('a/') && newName?.startsWith('b/'));
-  if (git || isNull(oldName) || isNull(newName)) {
-    if (!isNull(oldName) && oldName?.startsWith('a/')) oldName = oldName.slice(2);
-    if (!isNull(newName) && newName?.startsWith('b/')) newName = newName.slice(2);
-  }
-  return { oldName, newName };
-}
-
-async function planSection(ctx: ToolCallContext, section: StructuredPatch, pending: Map<string, Pending>) {
-  const { oldName, newName } = stripPrefixes(section);
-  if (!oldName || !newName)
-    throw new ToolError('parse', 'A file section is missing its "---" or "+++" header.');
-  const creating = oldName === '/dev/null';
-  const deleting = newName === '/dev/null';
-  if (section.isRename || (!creating && !deleting && oldName !== newName)) {
-    throw new ToolError(
-      'parse',
-      `Renames are not supported (${oldName} -> ${newName}): delete the old file and create the new one.`,
-      { path: oldName },
-    );
-  }
-  const name = creating ? newName : oldName;
-  const target = await confinePath(ctx.root, name, { allowMissing: true });
+async function planFile(ctx: ToolCallContext, file: FilePatch, pending: Map<string, Pending>) {
+  const target = await confinePath(ctx.root, file.path, { allowMissing: true });
   const rel = target.rel;
   let item = pending.get(target.real);
   if (!item) {
@@ -131,25 +84,31 @@ async function planSection(ctx: ToolCallContext, section: StructuredPatch, pendi
       bom: original?.bom ?? false,
       action: 'updated',
       hunks: [],
+      repairs: new Set(),
     };
     pending.set(target.real, item);
   }
   const exists = item.text !== undefined;
-  if (creating) {
-    if (exists)
-      throw new ToolError('exists', `${rel} already exists; patch it instead of creating it.`, { path: rel });
-    item.text = contentOfNewFile(section.hunks, rel);
+  if (file.action === 'add') {
+    if (exists) {
+      throw new ToolError('exists', `${rel} already exists; patch it instead of creating it.`, {
+        path: rel,
+        line: file.patchLine,
+      });
+    }
+    item.text = contentOfNewFile(file.hunks, rel);
     item.action = item.original ? 'updated' : 'created';
     return;
   }
   if (!exists) {
-    throw new ToolError('missing_file', `${rel} does not exist; create it with "--- /dev/null".`, {
+    throw new ToolError('missing_file', `${rel} does not exist; create it as a new file instead.`, {
       path: rel,
+      line: file.patchLine,
     });
   }
   const lines = splitLines(item.text as string);
-  if (deleting) {
-    const removed = removedLines(section.hunks);
+  if (file.action === 'delete') {
+    const removed = file.hunks.flatMap(oldSide);
     if (removed.length > 0 && removed.join('\n') !== lines.map((l) => l.text).join('\n')) {
       throw new ToolError('no_match', `The patch deletes ${rel} but its content differs from the file.`, {
         path: rel,
@@ -160,13 +119,21 @@ async function planSection(ctx: ToolCallContext, section: StructuredPatch, pendi
     item.action = 'deleted';
     return;
   }
-  const applied = applyHunks(lines, section.hunks, rel);
+  if (file.hunks.length === 0) {
+    throw new ToolError('parse', `The patch names ${rel} but has no hunks for it.`, {
+      path: rel,
+      line: file.patchLine,
+    });
+  }
+  const applied = applyHunks(lines, file.hunks, rel);
   item.text = joinLines(applied.lines);
   item.hunks.push(...applied.reports);
+  for (const r of applied.repairs) item.repairs.add(r);
   if (item.action !== 'created') item.action = 'updated';
 }
 
-async function commit(ctx: ToolCallContext, items: Pending[]) {
+async function commit(ctx: ToolCallContext, items: Pending[], format: 'unified' | 'openai') {
+  const repairs = [...new Set(items.flatMap((i) => [...i.repairs]))];
   const changed: string[] = [];
   const files: Array<Record<string, unknown>> = [];
   for (const item of items) {
@@ -196,7 +163,13 @@ async function commit(ctx: ToolCallContext, items: Pending[]) {
       action: item.action,
       ...(item.hunks.length > 0 ? { hunks: item.hunks.length } : {}),
       ...(moved.length > 0 ? { hunks_moved: moved } : {}),
+      ...(item.repairs.size > 0 ? { applied_with: [...item.repairs] } : {}),
     });
   }
-  return { files, changed_paths: changed };
+  return {
+    format,
+    files,
+    changed_paths: changed,
+    ...(repairs.length > 0 ? { applied_with: repairs, note: `applied with: ${repairs.join(', ')}` } : {}),
+  };
 }

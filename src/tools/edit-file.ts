@@ -2,10 +2,12 @@ import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { encodeText } from '../util/text-bytes.js';
+import { closestRegion } from './closest-region.js';
 import { confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
-import { closestRegion, lineOf, locateEdit } from './edit-match.js';
+import { lineOf, locateEdit } from './edit-match.js';
 import { readEditableText } from './file-text.js';
+import { textLines } from './normalize-text.js';
 import { reportChanged, requestPermission } from './permission.js';
 import { fail } from './tool-error.js';
 
@@ -53,30 +55,42 @@ export const editFileTool = defineTool({
     }
     const found = locateEdit(file.text, args.old_text, args.new_text);
     if (!found) {
-      const closest = closestRegion(file.text, args.old_text);
+      const closest = closestRegion(
+        file.text.split('\n').map((l) => l.replace(/\r$/, '')),
+        textLines(args.old_text),
+      );
       return fail(
         'no_match',
         closest
-          ? `old_text was not found in ${rel}. The closest text is at lines ${closest.start_line}-${closest.end_line} (shown in "closest"); read the file again and copy old_text exactly.`
-          : `old_text was not found in ${rel}. Read the file again and copy old_text exactly.`,
-        { path: rel, ...(closest ? { line: closest.start_line, closest: closest.text } : {}) },
+          ? `old_text was not found in ${rel}. The closest text is at lines ${closest.start_line}-${closest.end_line} (shown in "closest", differences in "differences"); nothing was changed. Read the file again and copy old_text exactly.`
+          : `old_text was not found in ${rel}; nothing was changed. Read the file again and copy old_text exactly.`,
+        {
+          path: rel,
+          ...(closest
+            ? { line: closest.start_line, closest: closest.text, differences: closest.differences }
+            : {}),
+        },
       );
     }
-    if (found.ranges.length > 1 && !args.replace_all) {
-      const lines = found.ranges.map((r) => lineOf(file.text, r.start));
+    const lines = found.edits.map((e) => lineOf(file.text, e.start));
+    if (found.edits.length > 1 && !args.replace_all) {
+      const how = found.repairs.length > 0 ? ` (after allowing for ${found.repairs.join(', ')})` : '';
       return fail(
         'ambiguous',
-        `old_text appears ${found.ranges.length} times in ${rel} (lines ${lines.join(', ')}). Include more surrounding lines to pick one, or set replace_all=true.`,
+        `old_text matches ${found.edits.length} places in ${rel}${how}, at lines ${lines.join(', ')}; nothing was changed. Include more surrounding lines to pick one, or set replace_all=true.`,
         { path: rel, line: lines[0], lines },
       );
     }
     let updated = '';
     let last = 0;
-    for (const range of found.ranges) {
-      updated += file.text.slice(last, range.start) + found.newText;
-      last = range.end;
+    for (const edit of found.edits) {
+      updated += file.text.slice(last, edit.start) + edit.text;
+      last = edit.end;
     }
     updated += file.text.slice(last);
+    if (updated === file.text) {
+      return fail('no_change', `The edit leaves ${rel} unchanged.`, { path: rel });
+    }
     const denied = await requestPermission(ctx, {
       pattern: rel,
       summary: `Edit ${rel}`,
@@ -88,11 +102,14 @@ export const editFileTool = defineTool({
     await reportChanged(ctx, target.abs);
     const result: Record<string, unknown> = {
       path: rel,
-      replacements: found.ranges.length,
-      line: lineOf(file.text, (found.ranges[0] as { start: number }).start),
+      replacements: found.edits.length,
+      line: lines[0],
       changed_paths: [rel],
     };
-    if (found.repairs.length > 0) result.applied_with = found.repairs.join(', ');
+    if (found.repairs.length > 0) {
+      result.applied_with = found.repairs;
+      result.note = `applied with: ${found.repairs.join(', ')}`;
+    }
     return result;
   },
 });

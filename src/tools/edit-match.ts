@@ -1,40 +1,63 @@
+import { diffArrays } from 'diff';
+import { dominantEol, type Line, splitLines } from './file-text.js';
+import { type BlockPlace, findBlock } from './line-match.js';
+import { asciiTypography, textLines } from './normalize-text.js';
+
 /**
- * Locating `old_text` in a file for edit_file. Strategies run in order and the first one that
- * finds the text wins; each non-exact strategy names the repair it made so the result can say
- * "applied with: crlf". More forgiving strategies (indentation, trailing blanks, typographic
- * quotes) slot into STRATEGIES without touching the tool.
+ * Locating `old_text` in a file for edit_file. Strategies run from strict to forgiving and the
+ * first one that finds the text anywhere wins; the tool then insists on exactly one place (unless
+ * replace_all). Each forgiving strategy names its repairs so the result can say
+ * "applied with: crlf, indentation".
  */
+export interface TextEdit {
+  /** Offsets into the file text. */
+  start: number;
+  end: number;
+  /** What goes there, adapted to the file (line endings, indentation, untouched lines kept). */
+  text: string;
+}
+
 export interface EditLocation {
-  /** Offsets into the file text of every occurrence. */
-  ranges: Array<{ start: number; end: number }>;
-  /** The replacement text, adapted to the file (line endings). */
-  newText: string;
+  /** One per occurrence, in file order, never overlapping. */
+  edits: TextEdit[];
   repairs: string[];
 }
 
-type Strategy = (file: string, oldText: string, newText: string) => EditLocation | undefined;
-
-const exact: Strategy = (file, oldText, newText) => {
-  const ranges = findAll(file, oldText);
-  return ranges.length > 0 ? { ranges, newText, repairs: [] } : undefined;
-};
-
-/** Models see LF text; a CRLF file must still match and keep its own line endings. */
-const crlf: Strategy = (file, oldText, newText) => {
-  if (!file.includes('\r\n') || oldText.includes('\r') || !oldText.includes('\n')) return undefined;
-  const toCrlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
-  const ranges = findAll(file, toCrlf(oldText));
-  return ranges.length > 0 ? { ranges, newText: toCrlf(newText), repairs: ['crlf'] } : undefined;
-};
-
-export const STRATEGIES: readonly Strategy[] = [exact, crlf];
+const toCrlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
 
 export function locateEdit(file: string, oldText: string, newText: string): EditLocation | undefined {
-  for (const strategy of STRATEGIES) {
-    const found = strategy(file, oldText, newText);
-    if (found) return found;
+  const repairs: string[] = [];
+  // The file text comes without its BOM; a model that copied one must still match.
+  if (oldText.startsWith('\ufeff')) {
+    oldText = oldText.slice(1);
+    if (newText.startsWith('\ufeff')) newText = newText.slice(1);
+    repairs.push('bom');
   }
-  return undefined;
+  const found =
+    substring(file, oldText, newText, false) ??
+    wholeLines(file, oldText, newText) ??
+    substring(asciiTypography(file), asciiTypography(oldText), newText, true);
+  if (!found) return undefined;
+  return { edits: found.edits, repairs: [...repairs, ...found.repairs] };
+}
+
+/**
+ * Plain search, then with the model's LF turned into the file's CRLF. With `typography` the
+ * haystack and needle are already ASCII-normalised; that mapping keeps lengths, so offsets hold.
+ */
+function substring(
+  file: string,
+  oldText: string,
+  newText: string,
+  typography: boolean,
+): EditLocation | undefined {
+  const tag = typography ? ['typography'] : [];
+  const plain = findAll(file, oldText);
+  if (plain.length > 0) return { edits: plain.map((r) => ({ ...r, text: newText })), repairs: tag };
+  if (!file.includes('\r\n') || oldText.includes('\r') || !oldText.includes('\n')) return undefined;
+  const crlf = findAll(file, toCrlf(oldText));
+  if (crlf.length === 0) return undefined;
+  return { edits: crlf.map((r) => ({ ...r, text: toCrlf(newText) })), repairs: ['crlf', ...tag] };
 }
 
 function findAll(haystack: string, needle: string): Array<{ start: number; end: number }> {
@@ -46,86 +69,78 @@ function findAll(haystack: string, needle: string): Array<{ start: number; end: 
   return out;
 }
 
+/** Whole-line matching with trailing blanks, typography and a uniform indentation shift forgiven. */
+function wholeLines(file: string, oldText: string, newText: string): EditLocation | undefined {
+  const block = textLines(oldText);
+  if (block.every((l) => l.trim() === '')) return undefined;
+  const lines = splitLines(file);
+  const texts = lines.map((l) => l.text);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    starts.push(offset);
+    offset += line.text.length + line.eol.length;
+  }
+  const places: BlockPlace[] = [];
+  for (const place of findBlock(texts, block)) {
+    const previous = places[places.length - 1];
+    if (!previous || place.at >= previous.at + block.length) places.push(place);
+  }
+  if (places.length === 0) return undefined;
+  const oldEndsNl = oldText.endsWith('\n');
+  const newLines = newText === '' ? [] : textLines(newText);
+  const eol = dominantEol(lines);
+  const repairs = new Set<string>();
+  const edits = places.map((place) => {
+    const window = lines.slice(place.at, place.at + block.length);
+    const last = window[window.length - 1] as Line;
+    if (!oldText.includes('\r') && window.some((l, i) => l.eol === '\r\n' && i < window.length - 1)) {
+      repairs.add('crlf');
+    }
+    for (const r of place.repairs) repairs.add(r);
+    const start = starts[place.at] as number;
+    const end =
+      (starts[place.at + block.length - 1] as number) + last.text.length + (oldEndsNl ? last.eol.length : 0);
+    return { start, end, text: replacement(window, block, newLines, place, eol, newText.endsWith('\n')) };
+  });
+  return { edits, repairs: [...repairs] };
+}
+
+/**
+ * The new text for one matched window: lines the model kept unchanged are written back with the
+ * file's own bytes (its trailing blanks, typographic quotes, line endings); lines it added get
+ * the file's indentation and line ending.
+ */
+function replacement(
+  window: readonly Line[],
+  block: readonly string[],
+  newLines: readonly string[],
+  place: BlockPlace,
+  eol: '\n' | '\r\n',
+  newEndsNl: boolean,
+): string {
+  const out: Line[] = [];
+  let index = 0;
+  for (const part of diffArrays([...block], [...newLines])) {
+    if (part.added) {
+      for (const value of part.value) out.push({ text: place.adapt(value), eol });
+    } else if (part.removed) {
+      index += part.value.length;
+    } else {
+      for (let k = 0; k < part.value.length; k++) out.push({ ...(window[index++] as Line) });
+    }
+  }
+  if (out.length === 0) return '';
+  out.forEach((line, i) => {
+    if (i < out.length - 1 && line.eol === '') line.eol = eol;
+  });
+  const last = out[out.length - 1] as Line;
+  last.eol = newEndsNl ? last.eol || eol : '';
+  return out.map((l) => l.text + l.eol).join('');
+}
+
 export function lineOf(text: string, offset: number): number {
   let line = 1;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
   return line;
-}
-
-/**
- * The region of the file most like `oldText`, numbered, for a no-match error: the window of
- * lines with the most lines equal after trimming, else the single line most like its first line.
- */
-export function closestRegion(
-  file: string,
-  oldText: string,
-): { start_line: number; end_line: number; text: string } | undefined {
-  const fileLines = file.split('\n').map((l) => l.replace(/\r$/, ''));
-  const wanted = oldText
-    .split('\n')
-    .map((l) => l.replace(/\r$/, '').trim())
-    .filter((l, i, all) => !(l === '' && (i === 0 || i === all.length - 1)));
-  if (wanted.length === 0 || fileLines.length === 0) return undefined;
-  const trimmed = fileLines.map((l) => l.trim());
-  const index = new Map<string, number[]>();
-  trimmed.forEach((l, i) => {
-    if (l === '') return;
-    const list = index.get(l);
-    if (list) list.push(i);
-    else index.set(l, [i]);
-  });
-  // Vote for window starts: a file line equal to wanted[k] votes for a window starting k earlier.
-  const votes = new Map<number, number>();
-  wanted.forEach((l, k) => {
-    for (const i of index.get(l) ?? []) votes.set(i - k, (votes.get(i - k) ?? 0) + 1);
-  });
-  let bestStart = -1;
-  let bestVotes = 0;
-  for (const [start, count] of votes) {
-    if (count > bestVotes || (count === bestVotes && start < bestStart)) {
-      bestStart = start;
-      bestVotes = count;
-    }
-  }
-  if (bestStart === -1) {
-    const first = wanted[0] as string;
-    let bestScore = 0.5;
-    for (let i = 0; i < Math.min(trimmed.length, 20000); i++) {
-      const score = similarity(first, trimmed[i] as string);
-      if (score > bestScore) {
-        bestScore = score;
-        bestStart = i;
-      }
-    }
-    if (bestStart === -1) return undefined;
-  }
-  const start = Math.max(0, bestStart);
-  const end = Math.min(fileLines.length, Math.max(start + 1, bestStart + wanted.length));
-  const width = String(end).length;
-  const text = fileLines
-    .slice(start, end)
-    .map((l, i) => `${String(start + i + 1).padStart(width)}\t${l}`)
-    .join('\n');
-  return { start_line: start + 1, end_line: end, text };
-}
-
-/** Dice coefficient over character bigrams: cheap and good enough to point at a near-miss line. */
-function similarity(a: string, b: string): number {
-  if (a === b) return 1;
-  if (a.length < 2 || b.length < 2) return 0;
-  const grams = new Map<string, number>();
-  for (let i = 0; i < a.length - 1; i++) {
-    const g = a.slice(i, i + 2);
-    grams.set(g, (grams.get(g) ?? 0) + 1);
-  }
-  let hits = 0;
-  for (let i = 0; i < b.length - 1; i++) {
-    const g = b.slice(i, i + 2);
-    const n = grams.get(g) ?? 0;
-    if (n > 0) {
-      hits++;
-      grams.set(g, n - 1);
-    }
-  }
-  return (2 * hits) / (a.length + b.length - 2);
 }

@@ -84,8 +84,15 @@ describe('apply_patch', () => {
     expect(result.ok).toBe(true);
     expect(await read('a.txt')).toBe('one\ntwo\nthree\nfour\n5\n');
     expect(result.output.files).toEqual([
-      { path: 'a.txt', action: 'updated', hunks: 1, hunks_moved: [{ line: 4, offset: 3 }] },
+      {
+        path: 'a.txt',
+        action: 'updated',
+        hunks: 1,
+        hunks_moved: [{ line: 4, offset: 3 }],
+        applied_with: ['line_numbers'],
+      },
     ]);
+    expect(result.output.note).toBe('applied with: line_numbers');
   });
 
   it('keeps CRLF endings, the BOM and a missing final newline', async () => {
@@ -140,7 +147,7 @@ describe('apply_patch', () => {
   it('reports error kinds for parse errors, renames, quoted paths, existing and missing files', async () => {
     const kind = async (patch: string) => (await run(patch)).output.error_kind;
     expect(await kind('just some text')).toBe('parse');
-    expect(await kind('--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n')).toBe('parse');
+    expect(await kind('--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\nstray text\n')).toBe('parse');
     expect(await kind('--- a/a.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-one\n+1\n')).toBe('parse');
     expect(await kind('--- "a/a b.txt"\n+++ "b/a b.txt"\n@@ -1 +1 @@\n-x\n+y\n')).toBe('parse');
     expect(await kind('--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n')).toBe('exists');

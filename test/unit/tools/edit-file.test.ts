@@ -55,7 +55,7 @@ describe('edit_file', () => {
     await fs.writeFile(file, original);
     await fs.chmod(file, 0o751);
     const result = await run({ path: 'win.txt', old_text: 'one\ntwo\n', new_text: 'one\n2\n2b\n' });
-    expect(result.output).toMatchObject({ applied_with: 'crlf' });
+    expect(result.output).toMatchObject({ applied_with: ['crlf'], note: 'applied with: crlf' });
     const after = await fs.readFile(file);
     expect(after.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(after.subarray(3).toString()).toBe('one\r\n2\r\n2b\r\nthree\r\nlast');
