@@ -325,8 +325,34 @@ function H.on_sessions(p)
       return string.format('%s  %s  %s · %s%s', os.date('%Y-%m-%d %H:%M', math.floor(s.updatedAt / 1000)), s.title, s.mode, s.model, mark)
     end,
   }, function(choice)
-    if choice and choice.id ~= p.current then M.resume(choice.id) end
+    if not choice then return end
+    local actions = { 'Resume', 'Rename', 'Export to Markdown', 'Delete' }
+    vim.ui.select(actions, { prompt = choice.title }, function(action)
+      if action == 'Resume' then
+        if choice.id ~= p.current then M.resume(choice.id) end
+      elseif action == 'Rename' then
+        vim.ui.input({ prompt = 'New title: ', default = choice.title }, function(title)
+          if title and title ~= '' then require('agent.rpc').notify('rename_session', { title = title, session = choice.id }) end
+        end)
+      elseif action == 'Export to Markdown' then
+        local id = H.next_request('export')
+        H.exports[id] = false
+        require('agent.rpc').notify('export_session', { id = id, session = choice.id })
+      elseif action == 'Delete' then
+        vim.ui.select({ 'Delete it', 'Keep it' }, { prompt = 'Delete "' .. choice.title .. '"?' }, function(sure)
+          if sure == 'Delete it' then M.delete_session(choice.id) end
+        end)
+      end
+    end)
   end)
+end
+
+--- Deletes a saved session (its history and checkpoints).
+---@param id string
+function M.delete_session(id)
+  vim.validate({ id = { id, 'string' } })
+  H.wire()
+  require('agent.rpc').notify('delete_session', { session = id })
 end
 
 function H.on_transcript(p)

@@ -79,6 +79,31 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     );
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatch(/change a\.txt .*\(open\)/);
+    // Rename through the picker's actions; the list then shows the new title.
+    await t.lua(`
+      local step = 0
+      vim.ui.select = function(items, _, cb)
+        step = step + 1
+        if step == 1 then cb(items[1]) elseif step == 2 then cb('Rename') end
+      end
+      vim.ui.input = function(_, cb) cb('renamed chat') end
+      vim.cmd('Agent sessions')`);
+    await waitFor(
+      async () => {
+        await t?.lua(`
+          _G.picked = nil
+          vim.ui.select = function(items, opts, cb) _G.picked = vim.tbl_map(opts.format_item, items); cb(nil) end
+          vim.cmd('Agent sessions')`);
+        const list = await waitFor(
+          () => t?.lua<string[] | null>('return _G.picked or vim.NIL'),
+          5000,
+          'list again',
+        );
+        return list[0]?.includes('renamed chat');
+      },
+      5000,
+      'renamed',
+    );
 
     // Undo reaches back to the run before the restart.
     await t.nvim.command('Agent undo');
