@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { type HostConfig, hostConfigSchema, splitModelRef } from '../config/schema.js';
+import { type HostConfig, hostConfigSchema } from '../config/schema.js';
 import {
   appendUser,
   createHistory,
@@ -10,10 +10,7 @@ import {
   sessionUsage,
 } from '../history/index.js';
 import { decisionOf, PermissionService, parseRules } from '../permissions/index.js';
-import { createProvider } from '../providers/create-provider.js';
-import { detectProvider, httpProbe, type Probe } from '../providers/detect-provider.js';
 import { costOfMessages } from '../providers/pricing.js';
-import type { Provider } from '../providers/provider.js';
 import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
@@ -25,6 +22,7 @@ import { warmHttpClient } from '../util/warm-http.js';
 import { runAgentLoop } from './agent-loop.js';
 import { compactHistory, estimateContext } from './compaction.js';
 import { FIRST_RUN_HELP } from './first-run.js';
+import { ModelResolver, type ResolvedModel } from './model-resolver.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
 import type { RunSink, RunStatus } from './run-sink.js';
@@ -66,11 +64,6 @@ export interface PromptRequest {
   model?: string | undefined;
 }
 
-interface ResolvedModel {
-  provider: Provider;
-  model: string;
-}
-
 /** File tools whose targets are checkpointed (for undo) once their write is allowed. */
 const CHECKPOINTED_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
 
@@ -97,8 +90,6 @@ export class ChatSession {
   private readonly todos: TodoStore = createTodoStore();
   private readonly registry: ToolRegistry = createToolRegistry();
   private running: AbortController | undefined;
-  private resolved = new Map<string, Provider>();
-  private detected: Promise<ResolvedModel | undefined> | undefined;
   private lastModel: string | undefined;
   private latestPlan: string | undefined;
   private readonly permissions = new PermissionService();
@@ -107,19 +98,19 @@ export class ChatSession {
   private store: Promise<SessionStore | undefined> = Promise.resolve(undefined);
   private storeDir: string | undefined;
   private recorder: SessionRecorder;
+  private readonly models: ModelResolver;
   /** Where the recorder's one-time warning goes: the sink of the run in progress. */
   private warnSink: RunSink | undefined;
-  private readonly windows = new Map<string, number>();
   /** Tokens of the system prompt and tool declarations of the latest request. */
   private fixedTokens: number | undefined;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
   private readonly listings = new Map<Mode, { tools: ToolListing[]; tokens: number }>();
-  private readonly discovering = new Set<string>();
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.recorder = this.newRecorder();
+    this.models = new ModelResolver(this.config, options.env, options.logger);
   }
 
   configure(raw: unknown): void {
@@ -145,10 +136,7 @@ export class ChatSession {
       });
       this.recorder = this.newRecorder();
     }
-    this.resolved.clear();
-    this.detected = undefined;
-    this.windows.clear();
-    this.discovering.clear();
+    this.models.reset(this.config);
     this.warmUp();
   }
 
@@ -374,26 +362,8 @@ export class ChatSession {
   private async budgetFor(target: ResolvedModel): Promise<number> {
     const configured = this.projectNumber('context_budget') ?? this.config.context_budget;
     if (configured) return configured;
-    const window = this.knownWindow(target);
+    const window = this.models.knownWindow(target);
     return window > 0 ? Math.floor(window * 0.8) : 32768;
-  }
-
-  /**
-   * The model's context window once discovered. Discovery may ask the server; a first request
-   * does not wait for it (the default budget applies until the answer is in).
-   */
-  private knownWindow(target: ResolvedModel): number {
-    const key = `${target.provider.id}/${target.model}`;
-    const known = this.windows.get(key);
-    if (known !== undefined) return known;
-    if (!this.discovering.has(key)) {
-      this.discovering.add(key);
-      target.provider
-        .contextWindow(target.model)
-        .catch(() => 0)
-        .then((w) => this.windows.set(key, w));
-    }
-    return 0;
   }
 
   /**
@@ -489,7 +459,7 @@ export class ChatSession {
       const [window, cost] = await Promise.all([
         target.provider.contextWindow(target.model).catch(() => 0),
         costOfMessages(this.history.messages, (providerId, model) =>
-          (this.resolvedById(providerId) ?? target.provider).price(model),
+          (this.models.byId(providerId) ?? target.provider).price(model),
         ).catch(() => undefined),
       ]);
       const status: RunStatus = {
@@ -509,32 +479,9 @@ export class ChatSession {
     }
   }
 
-  private resolvedById(providerId: string): Provider | undefined {
-    return this.resolved.get(providerId);
-  }
-
   /** Every model the configured (or detected) providers offer, for the model picker. */
-  async listModels(): Promise<{ ref: string; context_window: number }[]> {
-    const providers: Provider[] = Object.entries(this.config.providers).map(([id, entry]) =>
-      this.provider(id, entry),
-    );
-    if (providers.length === 0) {
-      const detected = await this.resolveModel(undefined).catch(() => undefined);
-      if (detected) providers.push(detected.provider);
-    }
-    const lists = await Promise.all(
-      providers.map(async (p) => {
-        const models = await p.listModels(AbortSignal.timeout(5000)).catch((err: unknown) => {
-          this.options.logger.warn(
-            `listing models of ${p.id} failed:`,
-            err instanceof Error ? err.message : err,
-          );
-          return [];
-        });
-        return models.map((m) => ({ ref: `${p.id}/${m.id}`, context_window: m.contextWindow }));
-      }),
-    );
-    return lists.flat();
+  listModels(): Promise<{ ref: string; context_window: number }[]> {
+    return this.models.listModels();
   }
 
   /** The "always" answers of this session, as rules to save in the project config. */
@@ -666,62 +613,14 @@ export class ChatSession {
    * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
    * the first fetch (~80 ms), and provider resolution may probe local servers.
    */
+  private resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {
+    return this.models.resolve(override ?? this.resumedModel ?? this.config.model);
+  }
+
   private warmUp(): void {
     warmHttpClient().catch(() => undefined);
     this.resolveModel(undefined)
-      .then((target) => target && this.knownWindow(target))
+      .then((target) => target && this.models.knownWindow(target))
       .catch(() => undefined);
-  }
-
-  private async resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {
-    const ref = override ?? this.resumedModel ?? this.config.model;
-    if (ref) {
-      const parts = splitModelRef(ref);
-      const entry = parts ? this.config.providers[parts.provider] : undefined;
-      if (parts && !entry) {
-        // A model of the provider found without configuration (picked from its list).
-        const detected = await this.detectOnce();
-        if (detected?.provider.id === parts.provider)
-          return { provider: detected.provider, model: parts.model };
-      }
-      if (!parts || !entry) {
-        throw new Error(
-          `The model "${ref}" names no configured provider; add it under setup({ providers = ... }).`,
-        );
-      }
-      return { provider: this.provider(parts.provider, entry), model: parts.model };
-    }
-    // Configured providers without a model: the first one that lists a model.
-    for (const [id, entry] of Object.entries(this.config.providers)) {
-      const provider = this.provider(id, entry);
-      if (provider.defaultModel) return { provider, model: provider.defaultModel };
-    }
-    return this.detectOnce();
-  }
-
-  private detectOnce(): Promise<ResolvedModel | undefined> {
-    this.detected ??= detectProvider(this.options.env, this.probe()).then((found) =>
-      found
-        ? { provider: createProvider(found.id, found.config, this.options.env), model: found.model }
-        : undefined,
-    );
-    return this.detected;
-  }
-
-  /** AGENT_NVIM_NO_PROBE keeps tests from finding a developer's local model server by accident. */
-  private probe(): Probe {
-    if (!this.options.env.AGENT_NVIM_NO_PROBE) return httpProbe;
-    const allowed = this.options.env.AGENT_NVIM_BASE_URL;
-    return async (url, timeoutMs) =>
-      allowed && url.startsWith(allowed) ? httpProbe(url, timeoutMs) : undefined;
-  }
-
-  private provider(id: string, entry: HostConfig['providers'][string]): Provider {
-    let provider = this.resolved.get(id);
-    if (!provider) {
-      provider = createProvider(id, entry, this.options.env);
-      this.resolved.set(id, provider);
-    }
-    return provider;
   }
 }
