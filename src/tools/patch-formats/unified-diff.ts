@@ -46,7 +46,10 @@ export function parseUnified(lines: readonly string[]): FilePatch[] {
       if (m) git = { path: m[2] as string, line: i + 1, created: false, deleted: false, used: false };
       continue;
     }
-    if (line.startsWith('--- ') && next?.startsWith('+++ ') && !(open && needsMore(open))) {
+    // Inside a hunk whose header promises more lines, "--- x" is a removed "-- x" line, unless a
+    // hunk header follows the pair as it does after every real file header.
+    const headerFollows = lines[i + 2]?.startsWith('@@') === true;
+    if (line.startsWith('--- ') && next?.startsWith('+++ ') && (!open || !needsMore(open) || headerFollows)) {
       close();
       file = fileHeader(line.slice(4), next.slice(4), Boolean(git), i + 1);
       if (git) git.used = true;
@@ -65,6 +68,21 @@ export function parseUnified(lines: readonly string[]): FilePatch[] {
     }
     if (git && !open && line.startsWith('new file mode')) git.created = true;
     if (git && !open && line.startsWith('deleted file mode')) git.deleted = true;
+    if (!file && line.startsWith('@@')) {
+      if (!git) {
+        throw new ToolError(
+          'parse',
+          `The hunk at line ${i + 1} of the patch comes before any "--- path" / "+++ path" header.`,
+          {
+            line: i + 1,
+          },
+        );
+      }
+      // Some models write only the "diff --git" line above their hunks.
+      file = { action: 'update', path: git.path, hunks: [], patchLine: git.line };
+      git.used = true;
+      files.push(file);
+    }
     if (file && line.startsWith('@@')) {
       close();
       open = startHunk(line, i + 1);

@@ -274,3 +274,41 @@ describe('apply_patch: unified diffs', () => {
     expect(openai.files[0]?.path).toBe('x');
   });
 });
+
+describe('apply_patch: unified slips around file headers', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await makeProject({ 'a.txt': 'one\ntwo\n', 'b.txt': 'alpha\nbeta\n' });
+  });
+  afterEach(() => removeProject(dir));
+  const apply = (text: string) =>
+    applyPatchTool.run({ patch: text }, { ...makeContext(dir), mode: 'agent', tool: 'apply_patch' });
+
+  it('still sees the next file header after a hunk whose counts promise too many lines', async () => {
+    const result = await apply(
+      [
+        '--- a/a.txt',
+        '+++ b/a.txt',
+        '@@ -1,9 +1,9 @@',
+        '-one',
+        '+ONE',
+        '--- a/b.txt',
+        '+++ b/b.txt',
+        '@@ -2 +2 @@',
+        '-beta',
+        '+BETA',
+        '',
+      ].join('\n'),
+    );
+    expect(result.ok).toBe(true);
+    expect(await fs.readFile(path.join(dir, 'a.txt'), 'utf8')).toBe('ONE\ntwo\n');
+    expect(await fs.readFile(path.join(dir, 'b.txt'), 'utf8')).toBe('alpha\nBETA\n');
+  });
+
+  it('takes the path from a lone diff --git line, and refuses hunks with no file at all', async () => {
+    const result = await apply(['diff --git a/a.txt b/a.txt', '@@ -2 +2 @@', '-two', '+TWO', ''].join('\n'));
+    expect(result.ok).toBe(true);
+    expect(await fs.readFile(path.join(dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+    expect((await apply('@@ -1 +1 @@\n-one\n+1\n')).output).toMatchObject({ error_kind: 'parse', line: 1 });
+  });
+});
