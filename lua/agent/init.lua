@@ -256,96 +256,13 @@ function M.save_rules()
   require('agent.rpc').notify('session_rules', { id = H.next_request('rules') })
 end
 
---- Marks a file's current content as trusted for vim.secure.read (which hashes a buffer).
-function H.trust_file(path)
-  local existed = vim.fn.bufexists(path) == 1 and vim.fn.bufloaded(path) == 1
-  local buf = vim.fn.bufadd(path)
-  if existed and not vim.bo[buf].modified then
-    vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
-  else
-    vim.fn.bufload(buf)
-  end
-  pcall(vim.secure.trust, { action = 'allow', bufnr = buf })
-  if not existed then pcall(vim.api.nvim_buf_delete, buf, { force = true }) end
-end
 
-function H.on_rules(p)
-  if #p.rules == 0 then
-    vim.notify('agent: no "always" answers in this session to save', vim.log.levels.INFO)
-    return
-  end
-  local path = vim.fn.getcwd() .. '/.agent/config.json'
-  local config = {}
-  if vim.fn.filereadable(path) == 1 then
-    local ok, decoded = pcall(vim.json.decode, table.concat(vim.fn.readfile(path), '\n'))
-    if not ok or type(decoded) ~= 'table' then
-      vim.notify('agent: ' .. path .. ' is not valid JSON; fix it before saving rules', vim.log.levels.ERROR)
-      return
-    end
-    config = decoded
-  end
-  config.permissions = type(config.permissions) == 'table' and config.permissions or {}
-  local seen = {}
-  for _, r in ipairs(config.permissions) do
-    seen[vim.inspect(r)] = true
-  end
-  local added = 0
-  for _, r in ipairs(p.rules) do
-    local rule = { tool = r.tool, pattern = r.pattern, action = r.action }
-    if not seen[vim.inspect(rule)] then
-      table.insert(config.permissions, rule)
-      added = added + 1
-    end
-  end
-  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
-  vim.fn.writefile({ vim.json.encode(config) }, path)
-  -- Written at the user's request: trust this content so reading it back does not ask.
-  H.trust_file(path)
-  vim.notify(string.format('agent: saved %d rule(s) to %s', added, vim.fn.fnamemodify(path, ':~:.')), vim.log.levels.INFO)
-  require('agent.rpc').reconfigure()
-end
 
 function H.next_request(prefix)
   H.state.next_id = H.state.next_id + 1
   return prefix .. H.state.next_id
 end
 
-function H.on_sessions(p)
-  if #p.sessions == 0 then
-    vim.notify('agent: no saved sessions for this project yet', vim.log.levels.INFO)
-    return
-  end
-  for _, problem in ipairs(p.problems or {}) do
-    vim.notify(string.format('agent: skipped %s: %s', problem.file, problem.error), vim.log.levels.WARN)
-  end
-  vim.ui.select(p.sessions, {
-    prompt = 'Resume a session',
-    format_item = function(s)
-      local mark = s.id == p.current and ' (open)' or ''
-      return string.format('%s  %s  %s · %s%s', os.date('%Y-%m-%d %H:%M', math.floor(s.updatedAt / 1000)), s.title, s.mode, s.model, mark)
-    end,
-  }, function(choice)
-    if not choice then return end
-    local actions = { 'Resume', 'Rename', 'Export to Markdown', 'Delete' }
-    vim.ui.select(actions, { prompt = choice.title }, function(action)
-      if action == 'Resume' then
-        if choice.id ~= p.current then M.resume(choice.id) end
-      elseif action == 'Rename' then
-        vim.ui.input({ prompt = 'New title: ', default = choice.title }, function(title)
-          if title and title ~= '' then require('agent.rpc').notify('rename_session', { title = title, session = choice.id }) end
-        end)
-      elseif action == 'Export to Markdown' then
-        local id = H.next_request('export')
-        H.exports[id] = false
-        require('agent.rpc').notify('export_session', { id = id, session = choice.id })
-      elseif action == 'Delete' then
-        vim.ui.select({ 'Delete it', 'Keep it' }, { prompt = 'Delete "' .. choice.title .. '"?' }, function(sure)
-          if sure == 'Delete it' then M.delete_session(choice.id) end
-        end)
-      end
-    end)
-  end)
-end
 
 --- Deletes a saved session (its history and checkpoints).
 ---@param id string
@@ -363,37 +280,7 @@ function H.on_transcript(p)
   require('agent.ui.status').render()
 end
 
-function H.on_exported(p)
-  local path = H.exports[p.id]
-  H.exports[p.id] = nil
-  local lines = vim.split(p.markdown, '\n', { plain = true })
-  if path then
-    vim.fn.writefile(lines, vim.fn.expand(path))
-    vim.notify('agent: session exported to ' .. path, vim.log.levels.INFO)
-  else
-    vim.cmd('tabnew')
-    vim.api.nvim_buf_set_lines(0, 0, -1, false, lines)
-    vim.bo.filetype = 'markdown'
-  end
-end
 
-function H.on_restored(p)
-  local verb = p.kind == 'undo' and 'Undid' or 'Redid'
-  if #p.conflicts > 0 then
-    vim.ui.select({ 'Overwrite them', 'Leave them' }, {
-      prompt = string.format('%s changed since the run: %s', #p.conflicts == 1 and 'This file' or 'These files', table.concat(p.conflicts, ', ')),
-    }, function(choice)
-      if choice == 'Overwrite them' then require('agent.rpc').notify(p.kind, { id = H.next_request(p.kind), force = true }) end
-    end)
-    return
-  end
-  for _, path in ipairs(p.restored) do
-    require('agent.reload').file_changed(path)
-  end
-  local names = vim.tbl_map(function(f) return vim.fn.fnamemodify(f, ':~:.') end, p.restored)
-  local list = #names > 0 and (': ' .. table.concat(names, ', ')) or ''
-  vim.notify(string.format('agent: %s %d file(s)%s', verb:lower(), #p.restored, list), vim.log.levels.INFO)
-end
 
 --- Turns auto-approval on or off: `'edits'` lets file edits through without asking (commands
 --- still ask), `true` approves everything that no deny rule forbids.
@@ -421,40 +308,6 @@ end
 
 H.model_requests = {}
 
-function H.on_models(p)
-  if not H.model_requests[p.id] then return end
-  H.model_requests[p.id] = nil
-  local refs = {}
-  local context = {}
-  for _, m in ipairs(p.models or {}) do
-    table.insert(refs, m.ref)
-    context[m.ref] = m.context_window
-  end
-  local config = require('agent.config')
-  for id, provider in pairs(config.current.providers) do
-    for _, model in ipairs(config.provider_models(provider)) do
-      local ref = id .. '/' .. model
-      if context[ref] == nil then
-        table.insert(refs, ref)
-        context[ref] = 0
-      end
-    end
-  end
-  if #refs == 0 then
-    vim.notify('agent: no models found; check :checkhealth agent', vim.log.levels.WARN)
-    return
-  end
-  table.sort(refs)
-  vim.ui.select(refs, {
-    prompt = 'Model (now ' .. tostring(M.status().model or 'none') .. ')',
-    format_item = function(ref)
-      local ctx = context[ref]
-      return ctx and ctx > 0 and string.format('%s  (%dk context)', ref, math.floor(ctx / 1000)) or ref
-    end,
-  }, function(choice)
-    if choice then M.set_model(choice) end
-  end)
-end
 
 ---@return { mode: string, model: string|nil, running: boolean, host: 'stopped'|'starting'|'ready' }
 function M.status()
@@ -516,12 +369,23 @@ function H.wire()
     events.fire('AgentAskUser', { id = p.id, question = p.question, options = p.options })
     require('agent.ui.prompt').ask(p, function(reply) M.answer(p.id, reply) end)
   end)
-  rpc.on('models', function(p) H.on_models(p) end)
-  rpc.on('sessions', function(p) H.on_sessions(p) end)
-  rpc.on('rules', function(p) H.on_rules(p) end)
+  rpc.on('models', function(p)
+    if not H.model_requests[p.id] then return end
+    H.model_requests[p.id] = nil
+    require('agent.ui.model-picker').pick(p, M.status().model, M.set_model)
+  end)
+  rpc.on('sessions', function(p)
+    require('agent.ui.sessions').on_sessions(p, {
+      resume = M.resume,
+      delete = M.delete_session,
+      next_request = H.next_request,
+      exports = H.exports,
+    })
+  end)
+  rpc.on('rules', function(p) require('agent.project-rules').on_rules(p) end)
   rpc.on('transcript', function(p) H.on_transcript(p) end)
-  rpc.on('exported', function(p) H.on_exported(p) end)
-  rpc.on('restored', function(p) H.on_restored(p) end)
+  rpc.on('exported', function(p) require('agent.ui.sessions').on_exported(p, H.exports) end)
+  rpc.on('restored', function(p) require('agent.ui.sessions').on_restored(p, H.next_request) end)
   rpc.on('activity', function(p)
     require('agent.ui.status').set_activity(p.text)
     require('agent.ui.status').render()

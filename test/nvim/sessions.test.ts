@@ -86,8 +86,11 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
         step = step + 1
         if step == 1 then cb(items[1]) elseif step == 2 then cb('Rename') end
       end
-      vim.ui.input = function(_, cb) cb('renamed chat') end
+      _G.renamed = false
+      vim.ui.input = function(_, cb) cb('renamed chat'); _G.renamed = true end
       vim.cmd('Agent sessions')`);
+    // The picker answers asynchronously: wait until the rename was typed before listing again.
+    await waitFor(() => t?.lua<boolean>('return _G.renamed'), 5000, 'rename typed');
     await waitFor(
       async () => {
         await t?.lua(`
