@@ -165,7 +165,7 @@ function lateness(ticks, from, to) {
 function breakdown(ticks, spans, from, to) {
   const kinds = new Map();
   for (const [kind, t0, t1] of spans) {
-    if (t1 < from || t0 > to) continue;
+    if (t0 < from || t0 >= to) continue; // by start, like the tick intervals
     const k = kinds.get(kind) ?? { count: 0, total: 0, max: 0 };
     k.count++;
     k.total += t1 - t0;
@@ -364,8 +364,11 @@ async function tmuxNvim(bin, env) {
   const envArgs = Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const started = tmux('new-session', '-d', '-x', '160', '-y', '45', ...envArgs, '-c', dir, cmd);
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+  const tmuxPath = tmux('display-message', '-p', '#{socket_path}').stdout?.trim();
   const cleanup = () => {
     tmux('kill-server');
+    // tmux leaves its socket file behind.
+    if (tmuxPath) fs.rmSync(tmuxPath, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   };
   let nvim;
