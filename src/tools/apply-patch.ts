@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { createTwoFilesPatch } from 'diff';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { encodeText } from '../util/text-bytes.js';
@@ -63,7 +64,7 @@ export const applyPatchTool = defineTool({
     const denied = await requestPermission(ctx, {
       pattern: rels.join(' '),
       summary: `Patch ${rels.length === 1 ? rels[0] : `${rels.length} files`}`,
-      diff: args.patch,
+      diff: resultingDiff([...pending.values()]),
       paths: rels,
     });
     if (denied) return denied;
@@ -130,6 +131,27 @@ async function planFile(ctx: ToolCallContext, file: FilePatch, pending: Map<stri
   item.hunks.push(...applied.reports);
   for (const r of applied.repairs) item.repairs.add(r);
   if (item.action !== 'created') item.action = 'updated';
+}
+
+/**
+ * What will really change, rather than the model's patch text: after line-number, indentation or
+ * quote repairs the two differ, and the user approves the change that will be written.
+ */
+function resultingDiff(items: Pending[]): string {
+  return items
+    .filter((item) => item.original === undefined || item.text !== item.original.text)
+    .map((item) => {
+      const rel = item.target.rel;
+      const before = item.original?.text ?? '';
+      const after = item.text ?? '';
+      return createTwoFilesPatch(
+        item.original ? `a/${rel}` : '/dev/null',
+        item.text === undefined ? '/dev/null' : `b/${rel}`,
+        before,
+        after,
+      );
+    })
+    .join('');
 }
 
 async function commit(ctx: ToolCallContext, items: Pending[], format: 'unified' | 'openai') {

@@ -147,6 +147,7 @@ describe('apply_patch repairs', () => {
 
   it('forgives CRLF, trailing blanks, typography and indentation in hunks, keeping context bytes', async () => {
     await write('w.py', 'def f():\r\n    s = \u201chi\u201d  \r\n    return s\r\n');
+    const ctx = makeContext(root);
     const result = await patch(
       [
         '*** Begin Patch',
@@ -157,7 +158,10 @@ describe('apply_patch repairs', () => {
         '+return s.upper()',
         '*** End Patch',
       ].join('\n'),
+      ctx,
     );
+    // The user approves what will be written, re-indented, not the model's text.
+    expect(ctx.editor.permissions[0]?.diff).toContain('+    return s.upper()');
     expect(result.output.applied_with).toEqual(
       expect.arrayContaining(['indentation', 'trailing_whitespace', 'typography', 'crlf']),
     );
