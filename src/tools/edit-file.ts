@@ -59,11 +59,16 @@ export const editFileTool = defineTool({
         file.text.split('\n').map((l) => l.replace(/\r$/, '')),
         textLines(args.old_text),
       );
+      // read_file numbers its lines; models copying its output sometimes keep the numbers.
+      const numbered = textLines(args.old_text).every((l) => /^\s*\d+\t/.test(l))
+        ? ' old_text seems to include the line-number prefixes of read_file output; leave them out.'
+        : '';
       return fail(
         'no_match',
-        closest
+        (closest
           ? `old_text was not found in ${rel}. The closest text is at lines ${closest.start_line}-${closest.end_line} (shown in "closest", differences in "differences"); nothing was changed. Read the file again and copy old_text exactly.`
-          : `old_text was not found in ${rel}; nothing was changed. Read the file again and copy old_text exactly.`,
+          : `old_text was not found in ${rel}; nothing was changed. Read the file again and copy old_text exactly.`) +
+          numbered,
         {
           path: rel,
           ...(closest

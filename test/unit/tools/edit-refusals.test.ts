@@ -80,6 +80,12 @@ describe('edit_file refusals', () => {
     );
   });
 
+  it('points out read_file line numbers copied into old_text', async () => {
+    const result = await edit({ path: 'a.js', old_text: '2\t  init();\n3\t  load();', new_text: 'x' });
+    expect(result.output.error_kind).toBe('no_match');
+    expect(String(result.output.error)).toContain('line-number prefixes');
+  });
+
   it('does not match a block whose relative indentation differs', async () => {
     const result = await edit({ path: 'a.js', old_text: 'function other() {\ninit();\n}', new_text: 'x' });
     expect(result.output.error_kind).toBe('no_match');
