@@ -206,4 +206,38 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(text).toContain(`${words} END`);
     expect(await t.lua<boolean>(`return require('agent.ui.chat').is_open()`)).toBe(true);
   });
+
+  it('follows the end while the cursor is at the bottom, and leaves a cursor the user moved', async () => {
+    const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
+    server = await startLlmServer({
+      turns: [
+        { text: long, chunkSize: 40, delayMs: 5 },
+        { text: long, chunkSize: 40, delayMs: 5 },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    const cursor = () =>
+      t?.lua<number[]>(
+        `local w = require('agent.ui.chat').transcript_win(); return { vim.api.nvim_win_get_cursor(w)[1], vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(w)) }`,
+      );
+    await t.lua(`require('agent').open(); require('agent').send('first')`);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'first run');
+    await new Promise((r) => setTimeout(r, 200));
+    const [row, count] = (await cursor()) ?? [];
+    expect(row).toBe(count);
+    await t.lua(`require('agent').send('second')`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).split('line 20').length > 2,
+      10_000,
+      'second streaming',
+    );
+    await t.lua(`vim.api.nvim_win_set_cursor(require('agent.ui.chat').transcript_win(), { 3, 0 })`);
+    await waitFor(
+      () => t?.lua<boolean>(`return not require('agent').status().running`),
+      10_000,
+      'second run',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await cursor())?.[0]).toBe(3);
+  });
 });

@@ -524,15 +524,36 @@ function H.edit(buf, fn)
   local followers = {}
   local last = vim.api.nvim_buf_line_count(buf)
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if vim.api.nvim_win_get_cursor(win)[1] >= last then table.insert(followers, win) end
+    local row = vim.api.nvim_win_get_cursor(win)[1]
+    if row >= last or H.follow[win] == row then table.insert(followers, win) end
   end
   vim.bo[buf].modifiable = true
   local ok, err = pcall(fn)
   vim.bo[buf].modifiable = false
   for _, win in ipairs(followers) do
-    H.scroll_to_end(win)
+    H.follow_later(win)
   end
   if not ok then error(err) end
+end
+
+--- Windows following the end of the transcript -> the cursor row they were left on.
+H.follow = {} ---@type table<integer, integer>
+
+--- Moves a following window to the end at most every 100 ms. Moving the cursor makes the
+--- Markdown highlighter re-parse the whole transcript at once (with conceal on), so doing it
+--- on every streamed chunk would stall the editor as the answer grows.
+function H.follow_later(win)
+  H.follow[win] = vim.api.nvim_win_get_cursor(win)[1]
+  if H.follow_timer then return end
+  H.follow_timer = vim.defer_fn(function()
+    H.follow_timer = nil
+    local pending = H.follow
+    H.follow = {}
+    for w, row in pairs(pending) do
+      -- The user moved away meanwhile: leave them where they are.
+      if vim.api.nvim_win_is_valid(w) and vim.api.nvim_win_get_cursor(w)[1] == row then H.scroll_to_end(w) end
+    end
+  end, 100)
 end
 
 function H.scroll_to_end(win)
