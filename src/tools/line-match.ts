@@ -35,18 +35,15 @@ export interface SearchWindow {
   atEnd?: boolean;
 }
 
-const keyCache = new WeakMap<readonly string[], Map<Level, string[]>>();
+/** The most forgiving key: every stricter level's equality implies equality here. */
+const looseKey = (line: string) => asciiTypography(line).trim();
+const looseCache = new WeakMap<readonly string[], string[]>();
 
-function keysOf(file: readonly string[], level: Level): string[] {
-  let byLevel = keyCache.get(file);
-  if (!byLevel) {
-    byLevel = new Map();
-    keyCache.set(file, byLevel);
-  }
-  let keys = byLevel.get(level);
+function looseKeys(file: readonly string[]): string[] {
+  let keys = looseCache.get(file);
   if (!keys) {
-    keys = file.map(level.key);
-    byLevel.set(level, keys);
+    keys = file.map(looseKey);
+    looseCache.set(file, keys);
   }
   return keys;
 }
@@ -61,17 +58,24 @@ export function findBlock(
   const last = file.length - block.length;
   const from = window.atEnd ? last : Math.max(0, window.from ?? 0);
   if (last < 0 || from > last) return [];
+  // One pass with the loosest key finds every place any level could accept; the stricter
+  // levels then only look at those few places.
+  const loose = looseKeys(file);
+  const wantLoose = block.map(looseKey);
+  const candidates: number[] = [];
+  for (let p = from; p <= last; p++) {
+    let fits = true;
+    for (let i = 0; i < wantLoose.length && fits; i++) fits = loose[p + i] === wantLoose[i];
+    if (fits) candidates.push(p);
+  }
   for (const level of LEVELS) {
-    const keys = keysOf(file, level);
     const want = block.map(level.key);
     const places: BlockPlace[] = [];
-    for (let p = from; p <= last; p++) {
-      let fits = true;
-      for (let i = 0; i < want.length && fits; i++) fits = keys[p + i] === want[i];
-      if (!fits) continue;
-      const window = file.slice(p, p + block.length);
-      if (level.shifted && !sameRelativeIndent(window, block)) continue;
-      places.push(describe(p, window, block, level.shifted));
+    for (const p of candidates) {
+      if (!want.every((w, i) => level.key(file[p + i] as string) === w)) continue;
+      const lines = file.slice(p, p + block.length);
+      if (level.shifted && !sameRelativeIndent(lines, block)) continue;
+      places.push(describe(p, lines, block, level.shifted));
     }
     if (places.length > 0) return places;
   }

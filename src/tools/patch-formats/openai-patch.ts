@@ -42,7 +42,8 @@ export function parseOpenAiPatch(lines: readonly string[]): FilePatch[] {
   const begin = lines.findIndex((l) => l.trim() === '*** Begin Patch');
   for (let i = Math.max(0, begin + 1); i < lines.length; i++) {
     const line = lines[i] as string;
-    const marker = line.trim();
+    // Markers start at column 0: " *** End of File" is a context line of a Markdown file.
+    const marker = line.trimEnd();
     if (marker === '*** End Patch') break;
     const header = FILE_HEADER.exec(line);
     if (header) {
@@ -68,7 +69,7 @@ export function parseOpenAiPatch(lines: readonly string[]): FilePatch[] {
       continue;
     }
     if (!file) {
-      if (marker === '') continue;
+      if (line.trim() === '') continue;
       throw new ToolError(
         'parse',
         `Line ${i + 1} of the patch is outside any "*** Update/Add/Delete File:" section.`,
@@ -78,7 +79,7 @@ export function parseOpenAiPatch(lines: readonly string[]): FilePatch[] {
       );
     }
     if (file.action === 'delete') {
-      if (marker === '') continue;
+      if (line.trim() === '') continue;
       throw new ToolError('parse', `"*** Delete File: ${file.path}" takes no lines (line ${i + 1}).`, {
         path: file.path,
         line: i + 1,
@@ -104,7 +105,7 @@ export function parseOpenAiPatch(lines: readonly string[]): FilePatch[] {
       target.ops.push({ op: op as ' ' | '-' | '+', text: line.slice(1) });
       continue;
     }
-    if (marker === '') {
+    if (line.trim() === '') {
       const target = hunk ?? start();
       if (target.patchLine === 0) target.patchLine = i + 1;
       blanks.push(target.ops.length);

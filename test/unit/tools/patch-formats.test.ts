@@ -312,3 +312,28 @@ describe('apply_patch: unified slips around file headers', () => {
     expect((await apply('@@ -1 +1 @@\n-one\n+1\n')).output).toMatchObject({ error_kind: 'parse', line: 1 });
   });
 });
+
+describe('apply_patch: OpenAI markers inside content', () => {
+  it('treats an indented marker as a context line', async () => {
+    const dir = await makeProject({ 'n.md': 'intro\n*** End of File\nbody\n' });
+    try {
+      const result = await applyPatchTool.run(
+        {
+          patch: [
+            '*** Begin Patch',
+            '*** Update File: n.md',
+            ' *** End of File',
+            '-body',
+            '+BODY',
+            '*** End Patch',
+          ].join('\n'),
+        },
+        { ...makeContext(dir), mode: 'agent', tool: 'apply_patch' },
+      );
+      expect(result.ok).toBe(true);
+      expect(await fs.readFile(path.join(dir, 'n.md'), 'utf8')).toBe('intro\n*** End of File\nBODY\n');
+    } finally {
+      await removeProject(dir);
+    }
+  });
+});
