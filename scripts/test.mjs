@@ -39,11 +39,12 @@ function installIfNeeded() {
   }
 }
 
-/** luacheck and ripgrep come from Debian; install them when we can (root with apt). */
+/** luacheck, ripgrep and tmux (the screen test) come from Debian; installed when we can (root with apt). */
 function systemTools() {
   const missing = [
     ['luacheck', 'lua-check'],
     ['rg', 'ripgrep'],
+    ['tmux', 'tmux'],
   ].filter(([bin]) => !spawnSync('sh', ['-c', `command -v ${bin}`]).stdout?.length);
   if (missing.length === 0 || process.getuid?.() !== 0) return;
   if (!spawnSync('sh', ['-c', 'command -v apt-get']).stdout?.length) return;

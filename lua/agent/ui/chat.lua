@@ -295,7 +295,9 @@ function M.tool(view)
     if view.status ~= 'running' and view.detail and view.detail ~= '' then
       local detail = vim.split(view.detail, '\n', { plain = true })
       if #detail > 200 then detail = vim.list_extend(vim.list_slice(detail, 1, 200), { '... (' .. (#detail - 200) .. ' more lines)' }) end
-      local lines = { '  ```' }
+      -- The fold starts on a plain line: Markdown conceals fence lines whole on Neovim 0.11+, and a
+      -- closed fold whose first line is concealed would vanish from the screen.
+      local lines = { '  arguments and result:', '  ```' }
       for _, l in ipairs(detail) do
         table.insert(lines, '  ' .. l)
       end
@@ -325,7 +327,7 @@ function M.foldtext()
       return string.format('▸ thinking (%d lines, za opens)', vim.v.foldend - vim.v.foldstart + 1)
     end
   end
-  return string.format('  ▸ details (%d lines, za opens)', vim.v.foldend - vim.v.foldstart - 1)
+  return string.format('  ▸ details (%d lines, za opens)', vim.v.foldend - vim.v.foldstart - 2)
 end
 
 --- Closes the fold of one tool's details in a window.

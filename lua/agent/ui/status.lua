@@ -61,7 +61,10 @@ end
 function M.render()
   local ok, chat = pcall(require, 'agent.ui.chat')
   if not ok then return end
-  local text = ' ' .. M.text():gsub('%%', '%%%%')
+  local escaped = M.text():gsub('%%', '%%%%')
+  -- Mode and model stay visible in a narrow window: anything cut goes from the end.
+  local mode, model, rest = escaped:match('^(.-) · (.-) · (.*)$')
+  local text = mode and string.format(' %s · %s · %%<%s', mode, model, rest) or (' ' .. escaped)
   for _, win in ipairs(vim.fn.win_findbuf(chat.transcript_buf())) do
     vim.wo[win].winbar = '%#AgentStatus#' .. text
   end
