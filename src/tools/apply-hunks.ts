@@ -89,6 +89,15 @@ function placeHunk(
       return plain((anchorEnds[0] as number) + 1);
     }
     if (expected !== undefined) return plain(Math.min(Math.max(expected, floor), texts.length));
+    // "*** Begin Patch" defines a bare addition as an append; a unified hunk without numbers or
+    // context says nothing about where it goes.
+    if (hunk.repairs.includes('hunk_header')) {
+      throw new ToolError(
+        'parse',
+        `${label} only adds lines and has neither line numbers nor context lines, so nothing says where they go. Add a few context lines.`,
+        { path: rel, line: hunk.patchLine, hunk: index + 1 },
+      );
+    }
     return plain(texts.length);
   }
   if (anchorEnds) {

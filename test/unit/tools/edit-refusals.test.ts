@@ -176,6 +176,12 @@ describe('apply_patch refusals', () => {
     expect(await read('a.js')).toBe(JS.replace('  init();\n', '  boot();\n'));
   });
 
+  it('refuses a unified hunk that only adds lines and says nowhere where', async () => {
+    const result = await patch(['--- a/a.js', '+++ b/a.js', '@@ @@', '+extra();', ''].join('\n'));
+    expect(result.output).toMatchObject({ error_kind: 'parse', path: 'a.js', line: 3 });
+    expect(await read('a.js')).toBe(JS);
+  });
+
   it('refuses to delete a file whose content differs', async () => {
     const result = await patch(
       ['--- a/a.js', '+++ /dev/null', '@@ -1 +0,0 @@', '-nothing like it', ''].join('\n'),
