@@ -4,7 +4,7 @@ import { nvimBinary, nvimVersion, waitFor } from '../helpers/nvim.js';
 import { startTui, type TuiNvim, tmuxAvailable } from '../helpers/tui.js';
 
 // The main views as a user sees them: Neovim's own terminal UI in tmux, keys typed for real.
-describe.skipIf(!tmuxAvailable)(`screen on Neovim ${nvimVersion(nvimBinary())}`, () => {
+describe(`screen on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let tui: TuiNvim | undefined;
   let server: LlmServer | undefined;
   afterEach(async () => {
@@ -14,6 +14,10 @@ describe.skipIf(!tmuxAvailable)(`screen on Neovim ${nvimVersion(nvimBinary())}`,
   });
 
   const screenText = () => tui?.screen().join('\n') ?? '';
+
+  it('tmux is installed (npm test and .ci/run install it)', () => {
+    expect(tmuxAvailable).toBe(true);
+  });
 
   it('the chat split, a streamed answer, the permission float and the status line', async () => {
     server = await startLlmServer({
