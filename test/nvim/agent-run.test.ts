@@ -64,6 +64,8 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       10_000,
       'final answer',
     );
+    // The completion entry is drawn when the run ends, just after the answer's last words.
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run end');
     expect(fs.readFileSync(path.join(t.project, 'notes.txt'), 'utf8')).toBe('first\nnew line\nlast\n');
     const buffer = await t.lua<string[]>(
       `return vim.api.nvim_buf_get_lines(vim.fn.bufnr('notes.txt'), 0, -1, false)`,
