@@ -9,45 +9,27 @@ import {
   lastAssistant,
   sessionUsage,
 } from '../history/index.js';
-import { decisionOf, PermissionService, parseRules } from '../permissions/index.js';
-import { costOfMessages } from '../providers/pricing.js';
+import { PermissionService, parseRules } from '../permissions/index.js';
 import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
-import type { Editor, PermissionDecision, PermissionRequest } from '../tools/editor.js';
+import type { Editor } from '../tools/editor.js';
 import type { ToolListing, ToolRegistry } from '../tools/registry.js';
 import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
 import { runAgentLoop } from './agent-loop.js';
-import { compactHistory, estimateContext } from './compaction.js';
+import { fitContext } from './context-fit.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { ModelResolver, type ResolvedModel } from './model-resolver.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
-import type { RunSink, RunStatus } from './run-sink.js';
+import type { RunSink } from './run-sink.js';
+import { runStatus } from './run-status.js';
 import { SessionRecorder } from './session-recorder.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { type EditorPort, HEADLESS_EDITOR, toolEditor } from './tool-editor.js';
 import { type TranscriptEntry, transcriptOf } from './transcript.js';
-
-/** What the chat needs from the editor; the host passes Neovim's, tests a fake or nothing. */
-export interface EditorPort {
-  bufferText(absPath: string): Promise<string | undefined>;
-  diagnostics(absPath?: string): Promise<unknown[]>;
-  lsp(request: Record<string, unknown>): Promise<unknown>;
-  fileChanged(absPath: string): void | Promise<void>;
-  askPermission(request: PermissionRequest, signal?: AbortSignal): Promise<PermissionDecision>;
-  askUser(question: string, options: string[], signal?: AbortSignal): Promise<string>;
-}
-
-/** Decides a permission request from the rules, asking the user through `ask` only when needed. */
-export interface PermissionGate {
-  decide(
-    request: PermissionRequest,
-    ask: () => Promise<PermissionDecision>,
-    signal: AbortSignal,
-  ): Promise<PermissionDecision>;
-}
 
 export interface ChatSessionOptions {
   env: NodeJS.ProcessEnv;
@@ -63,19 +45,6 @@ export interface PromptRequest {
   mode?: Mode | undefined;
   model?: string | undefined;
 }
-
-/** File tools whose targets are checkpointed (for undo) once their write is allowed. */
-const CHECKPOINTED_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
-
-/** Without an editor (scripts, tests): nothing is open, nobody can approve, questions go unanswered. */
-const HEADLESS_EDITOR: EditorPort = {
-  bufferText: async () => undefined,
-  diagnostics: async () => [],
-  lsp: async () => undefined,
-  fileChanged: () => undefined,
-  askPermission: async () => ({ deny: 'No one is there to approve it (headless run).' }),
-  askUser: async () => '',
-};
 
 /**
  * One conversation: it owns the history, the mode, the todo list and the latest plan, resolves
@@ -359,18 +328,14 @@ export class ChatSession {
   }
 
   /** The input-context budget: the setting, else 80% of the model's window, else 32768. */
-  private async budgetFor(target: ResolvedModel): Promise<number> {
+  private budgetFor(target: ResolvedModel): number {
     const configured = this.projectNumber('context_budget') ?? this.config.context_budget;
     if (configured) return configured;
     const window = this.models.knownWindow(target);
     return window > 0 ? Math.floor(window * 0.8) : 32768;
   }
 
-  /**
-   * Before each request: compacts older turns when the context passes 80% of the budget. Returns
-   * a sentence that stops the run when the conversation cannot fit; a failed summary leaves the
-   * history as it was and the run goes on while it still fits.
-   */
+  /** Before each request: compaction under the budget (see context-fit.ts). */
   private async fitContext(
     id: string,
     target: ResolvedModel,
@@ -380,38 +345,19 @@ export class ChatSession {
     sink: RunSink,
     force: boolean,
   ): Promise<string | undefined> {
-    const budget = await this.budgetFor(target);
-    const fixedTokens = estimateTextTokens(system) + this.toolsFor(mode).tokens;
-    this.fixedTokens = fixedTokens;
-    const keepTurns = this.projectNumber('keep_turns') ?? this.config.keep_turns;
-    const result = await compactHistory({
+    this.fixedTokens = estimateTextTokens(system) + this.toolsFor(mode).tokens;
+    return fitContext({
+      id,
       history: this.history,
-      provider: target.provider,
-      model: target.model,
-      budget,
-      keepTurns,
-      fixedTokens,
+      target,
+      budget: this.budgetFor(target),
+      keepTurns: this.projectNumber('keep_turns') ?? this.config.keep_turns,
+      fixedTokens: this.fixedTokens,
       signal,
       force,
-      currentTurn: !force,
-      onProgress: (done, total) =>
-        sink.activity?.(id, `summarising older turns ${Math.min(done + 1, total)}/${total}`),
+      sink,
+      onCompacted: (index) => this.recorder.compacted(this.history.messages, index),
     });
-    sink.activity?.(id, undefined);
-    if (result.status === 'compacted') {
-      await this.recorder.compacted(this.history.messages, result.index);
-      sink.notice(
-        `Summarised ${result.turns} earlier turn(s) to fit the context (about ${result.before} → ${result.tokens} tokens):\n\n${result.summary}`,
-        'info',
-      );
-      return undefined;
-    }
-    if (result.status === 'blocked') return result.reason;
-    if (result.status === 'failed') {
-      sink.notice(result.reason, 'warn');
-      if (estimateContext(this.history, fixedTokens) > budget) return result.reason;
-    }
-    return undefined;
   }
 
   private projectNumber(key: string): number | undefined {
@@ -445,7 +391,7 @@ export class ChatSession {
     );
   }
 
-  /** Tokens, context use and cost after a response, for the status line. Never throws. */
+  /** The status line's figures after a response. Never throws. */
   private async reportStatus(
     id: string,
     step: number,
@@ -454,26 +400,11 @@ export class ChatSession {
     sink: RunSink,
   ) {
     try {
-      const usage = sessionUsage(this.history);
-      const last = lastAssistant(this.history)?.usage;
-      const [window, cost] = await Promise.all([
-        target.provider.contextWindow(target.model).catch(() => 0),
-        costOfMessages(this.history.messages, (providerId, model) =>
-          (this.models.byId(providerId) ?? target.provider).price(model),
-        ).catch(() => undefined),
-      ]);
-      const status: RunStatus = {
-        step,
-        max_steps: maxSteps,
-        input_tokens: usage.input + usage.cacheRead + usage.cacheWrite,
-        output_tokens: usage.output,
-        context_tokens: last ? last.input + last.cacheRead + last.cacheWrite + last.output : 0,
-        // What the budget logic counts for the next request, shown beside the provider's figure.
-        context_estimate: estimateContext(this.history, this.fixedTokens ?? 0),
-        context_window: window,
-        ...(cost === undefined ? {} : { cost }),
-      };
-      sink.status?.(id, status);
+      const fixedTokens = this.fixedTokens ?? 0;
+      sink.status?.(
+        id,
+        await runStatus({ history: this.history, target, models: this.models, fixedTokens, step, maxSteps }),
+      );
     } catch (err) {
       this.options.logger.warn('status report failed:', err);
     }
@@ -556,28 +487,14 @@ export class ChatSession {
     return { ...(build ? { build_command: build } : {}), ...(test ? { test_command: test } : {}) };
   }
 
-  /** The tools' view of the editor for one run: prompts are tied to the run's abort signal. */
   private toolEditor(signal: AbortSignal): Editor {
-    const port = this.options.editor ?? HEADLESS_EDITOR;
-    return {
-      bufferText: (p) => port.bufferText(p),
-      diagnostics: async (p) => (await port.diagnostics(p)) as Awaited<ReturnType<Editor['diagnostics']>>,
-      lsp: async (r) => (await port.lsp({ ...r })) as Awaited<ReturnType<Editor['lsp']>>,
-      fileChanged: (p) => port.fileChanged(p),
-      // Rules and auto-approve first; the user is asked only when they say "ask".
-      askPermission: async (request) => {
-        const decision = decisionOf(
-          await this.permissions.check(request, (r, s) => port.askPermission(r, s), signal),
-        );
-        // Allowed file changes are checkpointed before the tool writes, so the run can be undone.
-        if ((decision === 'once' || decision === 'always') && CHECKPOINTED_TOOLS.has(request.tool)) {
-          for (const rel of request.paths ?? [])
-            await this.recorder.beforeChange(path.resolve(this.root(), rel));
-        }
-        return decision;
-      },
-      askUser: (question, options) => port.askUser(question, options, signal),
-    };
+    return toolEditor({
+      port: this.options.editor ?? HEADLESS_EDITOR,
+      permissions: this.permissions,
+      recorder: this.recorder,
+      root: this.root(),
+      signal,
+    });
   }
 
   /** After a Plan run: the plan it saved, or the one it proposed inline (saved for it). */
@@ -609,14 +526,14 @@ export class ChatSession {
     }
   }
 
-  /**
-   * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
-   * the first fetch (~80 ms), and provider resolution may probe local servers.
-   */
   private resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {
     return this.models.resolve(override ?? this.resumedModel ?? this.config.model);
   }
 
+  /**
+   * Does the slow first-time work while the user is still typing: Node loads its HTTP client on
+   * the first fetch (~80 ms), and provider resolution may probe local servers.
+   */
   private warmUp(): void {
     warmHttpClient().catch(() => undefined);
     this.resolveModel(undefined)

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChatSession, type EditorPort } from '../../../src/agent/chat-session.js';
+import { ChatSession } from '../../../src/agent/chat-session.js';
 import type { RunSink } from '../../../src/agent/run-sink.js';
+import type { EditorPort } from '../../../src/agent/tool-editor.js';
 import { createLogger } from '../../../src/util/logger.js';
 import { type LlmServer, type ScriptedResponse, startLlmServer } from '../../helpers/llm-server.js';
 
