@@ -1,31 +1,5 @@
+import { GIT_READ_ONLY_SUBCOMMANDS } from '../util/git-read-only.js';
 import type { PermissionRule } from './rule.js';
-
-/**
- * Git subcommands that read. The git tool already runs its own read-only list without asking;
- * these rules say the same in data, so `rules()` shows it and a user rule can override it.
- * Subcommands whose arguments often make them write (branch, tag, stash, config, remote) are left
- * to the tool's finer check and otherwise ask, as does `--output`, which makes diff and log write.
- */
-const READ_ONLY_GIT = [
-  'status',
-  'diff',
-  'log',
-  'show',
-  'blame',
-  'ls-files',
-  'ls-tree',
-  'rev-parse',
-  'rev-list',
-  'shortlog',
-  'describe',
-  'grep',
-  'cat-file',
-  'merge-base',
-  'name-rev',
-  'show-ref',
-  'for-each-ref',
-  'diff-tree',
-];
 
 /**
  * Built-in rules, the first and weakest source. Everything not listed asks (no match means ask),
@@ -48,7 +22,13 @@ export const DEFAULT_RULES: readonly PermissionRule[] = Object.freeze([
   { tool: 'todo', action: 'allow' },
   { tool: 'ask_user', action: 'allow' },
   { tool: 'create_plan_file', action: 'allow' },
-  ...READ_ONLY_GIT.map((sub): PermissionRule => ({ tool: 'git', pattern: `git ${sub} *`, action: 'allow' })),
+  // Git subcommands that read. The git tool already runs them without asking; these rules say
+  // the same in data, so `rules()` shows it and a user rule can override it. Subcommands whose
+  // arguments often make them write (branch, tag, stash, config, remote) are left to the tool's
+  // finer check and otherwise ask, as does `--output`, which makes diff and log write.
+  ...GIT_READ_ONLY_SUBCOMMANDS.map(
+    (sub): PermissionRule => ({ tool: 'git', pattern: `git ${sub} *`, action: 'allow' }),
+  ),
   { tool: 'git', pattern: 'git * --output*', action: 'ask' },
   { tool: 'write_file', action: 'ask' },
   { tool: 'edit_file', action: 'ask' },

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
+import { GIT_READ_ONLY_SUBCOMMANDS } from '../util/git-read-only.js';
 import { HeadTailBuffer } from '../util/head-tail-buffer.js';
 import { type ChangeSnapshot, changedSince, snapshotBefore } from './changed-files.js';
 import { realRoot } from './confine-path.js';
@@ -10,24 +11,8 @@ import { fail } from './tool-error.js';
 
 /** Subcommands that only read, allowed in every mode (with the list-only forms checked below). */
 const READ_ONLY = new Set([
-  'status',
-  'diff',
-  'log',
-  'show',
-  'blame',
-  'ls-files',
-  'ls-tree',
-  'rev-parse',
-  'rev-list',
-  'shortlog',
-  'describe',
-  'grep',
-  'cat-file',
-  'merge-base',
-  'name-rev',
-  'show-ref',
-  'for-each-ref',
-  'diff-tree',
+  ...GIT_READ_ONLY_SUBCOMMANDS,
+  // Read-only in their list forms; the forms that write are refused below.
   'whatchanged',
   'branch',
   'tag',
