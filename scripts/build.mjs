@@ -88,29 +88,8 @@ const version = `${pkg.version}+${revision()}`;
 for (const stale of fs.existsSync(path.join(root, 'dist')) ? fs.readdirSync(path.join(root, 'dist')) : []) {
   if (stale.endsWith('.v8cache')) fs.rmSync(path.join(root, 'dist', stale), { force: true });
 }
-await build({
-  entryPoints: {
-    'host-main': path.join(root, 'src/host/main.ts'),
-    rplugin: path.join(root, 'src/host/rplugin.ts'),
-  },
-  outdir: path.join(root, 'dist'),
-  outExtension: { '.js': '.cjs' },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  define: { __AGENT_VERSION__: JSON.stringify(version) },
-  plugins: [dropWinston, splitAnthropic],
-  // import() of the split-out SDK becomes a lazy require: the starter compiles the bundle with
-  // vm.Script, which has no loader for dynamic imports on Node 20.
-  supported: { 'dynamic-import': false },
-  logLevel: 'warning',
-});
-await build({
-  entryPoints: { 'anthropic-sdk': '@anthropic-ai/sdk' },
+// Both bundles: one CommonJS file each for Node 20, every dependency inside.
+const bundleOptions = {
   absWorkingDir: root,
   outdir: path.join(root, 'dist'),
   outExtension: { '.js': '.cjs' },
@@ -122,7 +101,20 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+};
+await build({
+  ...bundleOptions,
+  entryPoints: {
+    'host-main': path.join(root, 'src/host/main.ts'),
+    rplugin: path.join(root, 'src/host/rplugin.ts'),
+  },
+  define: { __AGENT_VERSION__: JSON.stringify(version) },
+  plugins: [dropWinston, splitAnthropic],
+  // import() of the split-out SDK becomes a lazy require: the starter compiles the bundle with
+  // vm.Script, which has no loader for dynamic imports on Node 20.
+  supported: { 'dynamic-import': false },
 });
+await build({ ...bundleOptions, entryPoints: { 'anthropic-sdk': '@anthropic-ai/sdk' } });
 fs.writeFileSync(path.join(root, 'dist/host.cjs'), STARTER);
 fs.writeFileSync(
   path.join(root, 'dist/build-info.json'),
