@@ -28,14 +28,9 @@ function M.setup(callbacks) H.state.callbacks = callbacks end
 function M.transcript_buf()
   local buf = H.state.transcript
   if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
-  buf = vim.api.nvim_create_buf(false, true)
+  buf = H.scratch('agent://chat', 'agent-chat')
   H.state.transcript = buf
-  pcall(vim.api.nvim_buf_set_name, buf, 'agent://chat')
-  vim.bo[buf].buftype = 'nofile'
-  vim.bo[buf].bufhidden = 'hide'
-  vim.bo[buf].swapfile = false
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = 'agent-chat'
   pcall(vim.treesitter.start, buf, 'markdown')
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
@@ -47,17 +42,23 @@ function M.transcript_buf()
   return buf
 end
 
+--- A named scratch buffer kept while hidden; the filetype is set last so autocmds see the rest.
+function H.scratch(name, filetype)
+  local buf = vim.api.nvim_create_buf(false, true)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
 ---@return integer
 function M.input_buf()
   local buf = H.state.input
   if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
-  buf = vim.api.nvim_create_buf(false, true)
+  buf = H.scratch('agent://input', 'agent-input')
   H.state.input = buf
-  pcall(vim.api.nvim_buf_set_name, buf, 'agent://input')
-  vim.bo[buf].buftype = 'nofile'
-  vim.bo[buf].bufhidden = 'hide'
-  vim.bo[buf].swapfile = false
-  vim.bo[buf].filetype = 'agent-input'
   -- @path and #buffer/#selection/#diagnostics/#quickfix completion.
   require('agent.context').attach(buf)
   local submit = function() M.submit() end
