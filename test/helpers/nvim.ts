@@ -137,6 +137,11 @@ export async function waitFor<T>(
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
+/** The chat transcript's text. */
+export function transcript(t: TestNvim): Promise<string> {
+  return t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+}
+
 /** Messages shown so far (`:messages`), for asserting on errors the user sees. */
 export async function messages(t: TestNvim): Promise<string> {
   return (await t.nvim.commandOutput('messages')) as string;

@@ -3,10 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
-import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
-
-const transcript = (t: TestNvim) =>
-  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
 
 describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;

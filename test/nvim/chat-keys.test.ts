@@ -2,10 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
-import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
-
-const transcript = (t: TestNvim) =>
-  t.lua<string>(`return table.concat(require('agent.ui.chat').lines(), '\\n')`);
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
 
 describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;
