@@ -82,8 +82,7 @@ function M.send(prompt, opts)
   -- @path, #buffer, #selection, #diagnostics, #quickfix: resolved now, sent as context.
   local ctx = require('agent.context')
   local expanded = ctx.expand(prompt, { origin_buf = H.state.origin_buf })
-  H.state.next_id = H.state.next_id + 1
-  local id = tostring(H.state.next_id)
+  local id = H.next_request('')
   H.state.running = id
   chat.append_user(prompt)
   if #expanded.attachments > 0 then
@@ -166,8 +165,7 @@ function M.build()
     vim.notify('agent: a run is in progress; stop it or wait before building the plan', vim.log.levels.WARN)
     return
   end
-  H.state.next_id = H.state.next_id + 1
-  local id = tostring(H.state.next_id)
+  local id = H.next_request('')
   H.state.running = id
   H.state.mode = 'agent'
   require('agent.ui.chat').append_user('Build the plan.')
@@ -194,8 +192,7 @@ end
 function M.compact()
   if not H.supported() then return end
   H.wire()
-  H.state.next_id = H.state.next_id + 1
-  require('agent.rpc').notify('compact', { id = 'compact' .. H.state.next_id })
+  require('agent.rpc').notify('compact', { id = H.next_request('compact') })
 end
 
 -- Sessions and checkpoints ------------------------------------------------------------------
@@ -257,7 +254,7 @@ function M.save_rules()
 end
 
 
-
+--- A fresh id for a prompt or a request whose answer comes back as a dispatch.
 function H.next_request(prefix)
   H.state.next_id = H.state.next_id + 1
   return prefix .. H.state.next_id
@@ -299,8 +296,7 @@ end
 function M.pick_model()
   if not H.supported() then return end
   H.wire()
-  H.state.next_id = H.state.next_id + 1
-  local id = 'models' .. H.state.next_id
+  local id = H.next_request('models')
   H.model_requests[id] = true
   vim.notify('agent: asking the providers for their models...', vim.log.levels.INFO)
   require('agent.rpc').notify('list_models', { id = id })
