@@ -6,6 +6,7 @@ import { runAgentLoop } from '../src/agent/agent-loop.js';
 import { appendUser, createHistory } from '../src/history/index.js';
 import { createProvider } from '../src/providers/create-provider.js';
 import { createToolRegistry } from '../src/tools/all-tools.js';
+import { ReadLedger } from '../src/tools/read-ledger.js';
 import { createTodoStore } from '../src/tools/tool-context.js';
 
 export async function runSteps(baseUrl: string, maxSteps: number): Promise<number> {
@@ -29,6 +30,7 @@ export async function runSteps(baseUrl: string, maxSteps: number): Promise<numbe
       signal: new AbortController().signal,
       config: {},
       todos: createTodoStore(),
+      reads: new ReadLedger(),
       editor: {
         bufferText: async () => undefined,
         diagnostics: async () => [],

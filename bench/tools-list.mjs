@@ -41,7 +41,7 @@ export async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-list-'));
   try {
     generateTree(dir, FILES);
-    const { createToolRegistry, createTodoStore } = await importTs('src/tools/index.ts');
+    const { createToolRegistry, createTodoStore, ReadLedger } = await importTs('src/tools/index.ts');
     const registry = createToolRegistry();
     const ctx = {
       root: dir,
@@ -49,6 +49,7 @@ export async function main() {
       signal: new AbortController().signal,
       config: {},
       todos: createTodoStore(),
+      reads: new ReadLedger(),
     };
     const cases = [
       { name: 'list_files', tool: 'list_files', args: {} },

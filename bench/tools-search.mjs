@@ -46,7 +46,7 @@ export async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-search-'));
   try {
     generateSourceTree(dir, FILES);
-    const { createToolRegistry, createTodoStore } = await importTs('src/tools/index.ts');
+    const { createToolRegistry, createTodoStore, ReadLedger } = await importTs('src/tools/index.ts');
     const registry = createToolRegistry();
     const ctx = {
       root: dir,
@@ -54,6 +54,7 @@ export async function main() {
       signal: new AbortController().signal,
       config: {},
       todos: createTodoStore(),
+      reads: new ReadLedger(),
     };
     const cases = [
       { name: 'regex, 2k matches', pattern: 'fn_[0-9]+0_handler' },

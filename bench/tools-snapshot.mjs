@@ -47,7 +47,7 @@ export async function main() {
   try {
     generateRepo(dir, FILES);
     const { snapshotBefore, changedSince } = await importTs('src/tools/changed-files.ts');
-    const { createToolRegistry, createTodoStore } = await importTs('src/tools/index.ts');
+    const { createToolRegistry, createTodoStore, ReadLedger } = await importTs('src/tools/index.ts');
     const registry = createToolRegistry();
     const editor = { askPermission: async () => 'once', fileChanged() {} };
     const ctx = {
@@ -56,6 +56,7 @@ export async function main() {
       signal: new AbortController().signal,
       config: {},
       todos: createTodoStore(),
+      reads: new ReadLedger(),
     };
     const ours = [];
     const anchor = [];

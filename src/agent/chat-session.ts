@@ -13,6 +13,7 @@ import { PermissionService, parseRules } from '../permissions/index.js';
 import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor } from '../tools/editor.js';
+import { ReadLedger } from '../tools/read-ledger.js';
 import type { ToolListing, ToolRegistry } from '../tools/registry.js';
 import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
@@ -57,6 +58,8 @@ export class ChatSession {
   private mode: Mode = 'ask';
   private modeSetByUser = false;
   private readonly todos: TodoStore = createTodoStore();
+  /** What the model has seen of each file in this chat. */
+  private readonly reads = new ReadLedger();
   private readonly registry: ToolRegistry = createToolRegistry();
   private running: AbortController | undefined;
   private lastModel: string | undefined;
@@ -180,6 +183,7 @@ export class ChatSession {
           signal: controller.signal,
           config: this.toolConfig(),
           todos: this.todos,
+          reads: this.reads,
         },
         sink,
         maxSteps: this.config.max_steps,
@@ -255,6 +259,7 @@ export class ChatSession {
     this.mode = data.meta.mode;
     this.modeSetByUser = true;
     this.todos.set(data.meta.todos ?? []);
+    this.reads.clear();
     this.latestPlan = data.meta.planPath;
     this.lastModel = data.meta.model || undefined;
     this.resumedModel = this.lastModel;
@@ -439,6 +444,7 @@ export class ChatSession {
     this.stop();
     this.history = createHistory();
     this.todos.set([]);
+    this.reads.clear();
     this.latestPlan = undefined;
     this.resumedModel = undefined;
     this.permissions.clearSession();
@@ -512,6 +518,7 @@ export class ChatSession {
             signal: new AbortController().signal,
             config: {},
             todos: this.todos,
+            reads: this.reads,
           },
           'plan',
         );

@@ -7,6 +7,7 @@ import { encodeText } from '../util/text-bytes.js';
 import { applyHunks, contentOfNewFile, type HunkReport } from './apply-hunks.js';
 import { type ConfinedPath, confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
+import { refuseChangedMeanwhile, refuseStaleFile } from './edit-guard.js';
 import { type FileText, joinLines, readEditableText, splitLines } from './file-text.js';
 import { parsePatchText } from './patch-formats/parse-patch.js';
 import { type FilePatch, oldSide } from './patch-formats/patch-model.js';
@@ -51,15 +52,6 @@ export const applyPatchTool = defineTool({
     const parsed = parsePatchText(args.patch);
     const pending = new Map<string, Pending>();
     for (const file of parsed.files) await planFile(ctx, file, pending);
-    for (const item of pending.values()) {
-      if (item.action !== 'created' && (await ctx.editor.bufferText(item.target.abs)) !== undefined) {
-        return fail(
-          'unsaved_buffer',
-          `${item.target.rel} has unsaved changes in the editor. Ask the user to save or discard them, then read it again.`,
-          { path: item.target.rel },
-        );
-      }
-    }
     const rels = [...pending.values()].map((p) => p.target.rel);
     const denied = await requestPermission(ctx, {
       pattern: rels.join(' '),
@@ -68,6 +60,11 @@ export const applyPatchTool = defineTool({
       paths: rels,
     });
     if (denied) return denied;
+    for (const item of pending.values()) {
+      const before = item.original ? encodeText(item.original.text, item.original.bom) : undefined;
+      const meanwhile = await refuseChangedMeanwhile(ctx, item.target, before);
+      if (meanwhile) return meanwhile;
+    }
     return commit(ctx, [...pending.values()], parsed.format);
   },
 });
@@ -78,6 +75,9 @@ async function planFile(ctx: ToolCallContext, file: FilePatch, pending: Map<stri
   let item = pending.get(target.real);
   if (!item) {
     const original = target.exists ? await readEditableText(target) : undefined;
+    // Checked before matching: against changed text the model needs a fresh read, not a mismatch.
+    const stale = original ? await refuseStaleFile(ctx, target, original.text) : undefined;
+    if (stale) throw new ToolError(stale.error_kind, stale.error, { path: rel });
     item = {
       target,
       original,
@@ -179,6 +179,8 @@ async function commit(ctx: ToolCallContext, items: Pending[], format: 'unified' 
     }
     changed.push(target.rel);
     await reportChanged(ctx, target.abs);
+    if (item.text === undefined) ctx.reads.forget(target.rel);
+    else ctx.reads.saw(target.rel, item.text);
     const moved = item.hunks.filter((h) => h.offset !== undefined);
     files.push({
       path: target.rel,

@@ -5,6 +5,7 @@ import { encodeText } from '../util/text-bytes.js';
 import { closestRegion } from './closest-region.js';
 import { confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
+import { refuseChangedMeanwhile, refuseStaleFile } from './edit-guard.js';
 import { lineOf, locateEdit } from './edit-match.js';
 import { readEditableText } from './file-text.js';
 import { textLines } from './normalize-text.js';
@@ -40,16 +41,9 @@ export const editFileTool = defineTool({
   async execute(args, ctx) {
     const target = await confinePath(ctx.root, args.path);
     const rel = target.rel;
-    // Writing the disk file under a buffer with unsaved edits would force the user to pick one
-    // version; the model read the buffer text anyway, so its old_text may not even be on disk.
-    if ((await ctx.editor.bufferText(target.abs)) !== undefined) {
-      return fail(
-        'unsaved_buffer',
-        `${rel} has unsaved changes in the editor. Ask the user to save or discard them, then read it again.`,
-        { path: rel },
-      );
-    }
     const file = await readEditableText(target);
+    const stale = await refuseStaleFile(ctx, target, file.text);
+    if (stale) return stale;
     if (args.old_text === args.new_text) {
       return fail('no_change', 'old_text and new_text are identical; nothing to change.', { path: rel });
     }
@@ -103,8 +97,11 @@ export const editFileTool = defineTool({
       paths: [rel],
     });
     if (denied) return denied;
+    const meanwhile = await refuseChangedMeanwhile(ctx, target, encodeText(file.text, file.bom));
+    if (meanwhile) return meanwhile;
     await writeFileAtomic(target.real, encodeText(updated, file.bom));
     await reportChanged(ctx, target.abs);
+    ctx.reads.saw(rel, updated);
     const result: Record<string, unknown> = {
       path: rel,
       replacements: found.edits.length,

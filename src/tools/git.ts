@@ -153,7 +153,10 @@ export const gitTool = defineTool({
       const changed = before ? await changedSince(before).catch(() => undefined) : undefined;
       result.changed_paths = changed ?? [];
       if (!changed) result.changed_paths_incomplete = true;
-      for (const rel of changed ?? []) await reportChanged(ctx, path.join(await realRoot(ctx.root), rel));
+      for (const rel of changed ?? []) {
+        await reportChanged(ctx, path.join(await realRoot(ctx.root), rel));
+        ctx.reads.forget(rel);
+      }
     }
     return result;
   },

@@ -13,6 +13,7 @@ export type {
   PermissionDecision,
   PermissionRequest,
 } from './editor.js';
+export { ReadLedger } from './read-ledger.js';
 export { type ToolListing, ToolRegistry } from './registry.js';
 export {
   createTodoStore,

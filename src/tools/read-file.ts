@@ -71,6 +71,7 @@ export const readFileTool = defineTool({
       }
       text = checked.text;
     }
+    ctx.reads.saw(target.rel, text);
     return numberLines(text, target.rel, args.offset ?? 1, args.limit ?? DEFAULT_LIMIT, fromBuffer);
   },
 });

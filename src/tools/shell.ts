@@ -71,7 +71,11 @@ export async function runTracked(ctx: ToolCallContext, command: string, cwd: str
       incomplete = true;
     }
   }
-  for (const rel of changed) await reportChanged(ctx, path.join(before?.root ?? ctx.root, rel));
+  for (const rel of changed) {
+    await reportChanged(ctx, path.join(before?.root ?? ctx.root, rel));
+    // The model did not see what the command wrote; the edit match protects the file from now on.
+    ctx.reads.forget(rel);
+  }
   const result: Record<string, unknown> = { ...outcome, changed_paths: changed };
   if (incomplete) result.changed_paths_incomplete = true;
   if (outcome.cancelled) {

@@ -1,4 +1,5 @@
 import type { Editor } from './editor.js';
+import type { ReadLedger } from './read-ledger.js';
 
 export type Mode = 'ask' | 'plan' | 'agent';
 
@@ -35,6 +36,8 @@ export interface ToolContext {
   signal: AbortSignal;
   config: ToolConfig;
   todos: TodoStore;
+  /** What the model has seen of each file this chat; edits to files changed since are refused. */
+  reads: ReadLedger;
 }
 
 /** What `execute` receives: the context plus the mode the call was made in. */

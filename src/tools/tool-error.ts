@@ -11,6 +11,7 @@ export type ToolErrorKind =
   | 'unsupported_encoding'
   | 'too_large'
   | 'unsaved_buffer'
+  | 'changed_since_read'
   | 'parse'
   | 'no_match'
   | 'ambiguous'

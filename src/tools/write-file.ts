@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { checkText } from '../util/text-bytes.js';
 import { confinePath } from './confine-path.js';
 import { defineTool } from './define-tool.js';
+import { refuseChangedMeanwhile, refuseStaleFile } from './edit-guard.js';
 import { reportChanged, requestPermission } from './permission.js';
 import { fail } from './tool-error.js';
 
@@ -29,17 +30,14 @@ export const writeFileTool = defineTool({
     if (target.stats?.isDirectory()) {
       return fail('is_directory', `${target.rel} is a directory.`, { path: target.rel });
     }
-    if (target.exists && (await ctx.editor.bufferText(target.abs)) !== undefined) {
-      return fail(
-        'unsaved_buffer',
-        `${target.rel} has unsaved changes in the editor. Ask the user to save or discard them, then read it again.`,
-        { path: target.rel },
-      );
-    }
     let before = '';
+    let beforeBytes: Buffer | undefined;
     if (target.exists) {
-      const checked = checkText(await fs.readFile(target.real));
+      beforeBytes = await fs.readFile(target.real);
+      const checked = checkText(beforeBytes);
       before = checked.kind === 'text' ? checked.text : '';
+      const stale = await refuseStaleFile(ctx, target, before);
+      if (stale) return stale;
     }
     const denied = await requestPermission(ctx, {
       pattern: target.rel,
@@ -48,9 +46,12 @@ export const writeFileTool = defineTool({
       paths: [target.rel],
     });
     if (denied) return denied;
+    const meanwhile = await refuseChangedMeanwhile(ctx, target, beforeBytes);
+    if (meanwhile) return meanwhile;
     await fs.mkdir(path.dirname(target.real), { recursive: true });
     await writeFileAtomic(target.real, args.content);
     await reportChanged(ctx, target.abs);
+    ctx.reads.saw(target.rel, args.content);
     return {
       path: target.rel,
       created: !target.exists,

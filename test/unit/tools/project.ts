@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Editor, PermissionDecision, PermissionRequest } from '../../../src/tools/editor.js';
+import { ReadLedger } from '../../../src/tools/read-ledger.js';
 import { createTodoStore, type ToolContext } from '../../../src/tools/tool-context.js';
 
 /** A throwaway project folder; `files` maps relative paths to contents. */
@@ -66,6 +67,7 @@ export function makeContext(
     signal: new AbortController().signal,
     config: {},
     todos: createTodoStore(),
+    reads: new ReadLedger(),
     ...overrides,
   } as ToolContext & { editor: FakeEditor };
 }
