@@ -23,6 +23,7 @@ import { runAgentLoop } from './agent-loop.js';
 import { fitContext } from './context-fit.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { ModelResolver, type ResolvedModel } from './model-resolver.js';
+import { patchDialectFor } from './patch-dialect.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
 import type { RunSink } from './run-sink.js';
@@ -76,7 +77,7 @@ export class ChatSession {
   /** Tokens of the system prompt and tool declarations of the latest request. */
   private fixedTokens: number | undefined;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
-  private readonly listings = new Map<Mode, { tools: ToolListing[]; tokens: number }>();
+  private readonly listings = new Map<string, { tools: ToolListing[]; tokens: number }>();
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
 
@@ -156,7 +157,7 @@ export class ChatSession {
       this.lastModel = `${target.provider.id}/${target.model}`;
       sink.started(request.id, this.lastModel);
       const root = this.root();
-      const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd));
+      const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd), target);
       const firstNew = this.history.messages.length;
       this.warnSink = sink;
       const userMessage = appendUser(this.history, request.text);
@@ -176,7 +177,7 @@ export class ChatSession {
         mode,
         system,
         registry: this.registry,
-        tools: this.toolsFor(mode).tools,
+        tools: this.toolsFor(mode, target).tools,
         context: {
           root,
           editor: this.toolEditor(controller.signal),
@@ -323,7 +324,7 @@ export class ChatSession {
         sink.notice('No model provider is configured, so nothing can summarise the conversation.', 'warn');
         return;
       }
-      const system = this.systemFor(this.mode, '');
+      const system = this.systemFor(this.mode, '', target);
       const blocked = await this.fitContext(id, target, system, this.mode, controller.signal, sink, true);
       if (blocked) sink.notice(blocked, 'warn');
     } finally {
@@ -350,7 +351,7 @@ export class ChatSession {
     sink: RunSink,
     force: boolean,
   ): Promise<string | undefined> {
-    this.fixedTokens = estimateTextTokens(system) + this.toolsFor(mode).tokens;
+    this.fixedTokens = estimateTextTokens(system) + this.toolsFor(mode, target).tokens;
     return fitContext({
       id,
       history: this.history,
@@ -458,22 +459,25 @@ export class ChatSession {
     await (await this.store)?.close();
   }
 
-  private systemFor(mode: Mode, instructions: string): string {
+  private systemFor(mode: Mode, instructions: string, target: ResolvedModel): string {
     return buildSystemPrompt({
       mode,
       root: this.root(),
       date: new Date().toISOString().slice(0, 10),
-      tools: this.toolsFor(mode).tools,
+      tools: this.toolsFor(mode, target).tools,
       instructions,
     });
   }
 
-  private toolsFor(mode: Mode): { tools: ToolListing[]; tokens: number } {
-    let listing = this.listings.get(mode);
+  /** The tools a mode offers, described for the patch format the model writes best. */
+  private toolsFor(mode: Mode, target: ResolvedModel): { tools: ToolListing[]; tokens: number } {
+    const dialect = patchDialectFor(target.model);
+    const key = `${mode}:${dialect}`;
+    let listing = this.listings.get(key);
     if (!listing) {
-      const tools = this.registry.list(mode);
+      const tools = this.registry.list(mode, dialect);
       listing = { tools, tokens: estimateTextTokens(JSON.stringify(tools)) };
-      this.listings.set(mode, listing);
+      this.listings.set(key, listing);
     }
     return listing;
   }

@@ -28,20 +28,34 @@ interface Pending {
   repairs: Set<string>;
 }
 
+const PATCH_RULES = [
+  'Context and removed lines must match the file. All hunks of all files are checked before',
+  'anything is written: if one does not match, or fits more than one place, no file changes.',
+  'Renames are not supported: delete the old file and create the new one. Paths are relative to',
+  'the project root.',
+].join(' ');
+
 export const applyPatchTool = defineTool({
   name: 'apply_patch',
   aliases: ['patch', 'apply_diff'],
   description: [
-    'Apply a patch to one or more files, in either of two formats. (1) A unified diff as produced',
-    'by `diff -u` or `git diff`: "--- a/path" / "+++ b/path" headers, "@@ -l,n +l,n @@" hunks with',
-    'a few lines of context; create a file with "--- /dev/null", delete one with "+++ /dev/null".',
-    '(2) The "*** Begin Patch" format: "*** Update File: path" with "@@ anchor line" hunks of',
-    '" "/"-"/"+" lines, "*** Add File: path" with "+" lines, "*** Delete File: path", then',
-    '"*** End Patch". Context lines must match the file. All hunks of all files are checked before',
-    'anything is written: if one does not match, or fits more than one place, no file changes.',
-    'Renames are not supported: delete the old file and create the new one. Paths are relative to',
-    'the project root.',
+    'Apply a patch to one or more files. Write a unified diff as produced by `diff -u` or',
+    '`git diff`: "--- a/path" / "+++ b/path" headers, then "@@ -l,n +l,n @@" hunks with three lines',
+    'of unchanged context around each change (" " context, "-" removed, "+" added lines). Create a',
+    'file with "--- /dev/null", delete one with "+++ /dev/null". The "*** Begin Patch" format is',
+    `accepted too. ${PATCH_RULES}`,
   ].join(' '),
+  descriptionFor: {
+    openai: [
+      'Apply a patch to one or more files, in the "*** Begin Patch" format:',
+      '"*** Begin Patch", then per file "*** Update File: path" followed by hunks, each introduced',
+      'by "@@" or "@@ line that precedes the change" (a function or class header) and made of',
+      '" " context, "-" removed and "+" added lines with three lines of context around each',
+      'change; "*** Add File: path" followed by "+" lines; "*** Delete File: path"; finally',
+      '"*** End Patch". Use "*** End of File" after a hunk that must match the end of the file.',
+      `Unified diffs (\`diff -u\`, \`git diff\`) are accepted too. ${PATCH_RULES}`,
+    ].join(' '),
+  },
   schema: z.object({
     patch: z.string().min(1).describe('The patch text: a unified diff or a "*** Begin Patch" block.'),
   }),

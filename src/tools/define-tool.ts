@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { capOutput } from './cap-output.js';
-import type { Mode, ToolCallContext } from './tool-context.js';
+import type { Mode, PatchDialect, ToolCallContext } from './tool-context.js';
 import { fail, isFailure, ToolError, type ToolFailure } from './tool-error.js';
 
 /** A successful result: any JSON object; a failure is a `ToolFailure`. */
@@ -11,6 +11,8 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   aliases?: string[];
   /** Written for the model: what the tool does, when to use it, and its limits. */
   description: string;
+  /** A description for models that write one patch format best, instead of `description`. */
+  descriptionFor?: Partial<Record<PatchDialect, string>>;
   schema: S;
   modes: Mode[];
   /** Whether the tool can change files (the loop uses this for plan/ask policies and undo). */
@@ -41,6 +43,8 @@ export interface Tool {
   readonly aliases: readonly string[];
   readonly description: string;
   readonly modes: readonly Mode[];
+  /** The description for a model that writes this patch format best. */
+  describe(dialect: PatchDialect): string;
   readonly mutates: boolean;
   /** JSON Schema of the arguments, as providers expect it. */
   parameters(): Record<string, unknown>;
@@ -56,6 +60,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
     aliases: spec.aliases ?? [],
     description: spec.description,
     modes: spec.modes,
+    describe: (dialect) => spec.descriptionFor?.[dialect] ?? spec.description,
     mutates: spec.mutates,
     parameters() {
       if (!parameters) {

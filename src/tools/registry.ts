@@ -1,5 +1,5 @@
 import { resultOf, type Tool, type ToolResult } from './define-tool.js';
-import type { Mode, ToolContext } from './tool-context.js';
+import type { Mode, PatchDialect, ToolContext } from './tool-context.js';
 import { fail } from './tool-error.js';
 
 export interface ToolListing {
@@ -36,10 +36,14 @@ export class ToolRegistry {
   }
 
   /** The tools offered to the model in a mode, with their JSON Schemas. */
-  list(mode: Mode): ToolListing[] {
+  list(mode: Mode, dialect: PatchDialect = 'unified'): ToolListing[] {
     return this.all()
       .filter((tool) => tool.modes.includes(mode))
-      .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters() }));
+      .map((tool) => ({
+        name: tool.name,
+        description: tool.describe(dialect),
+        parameters: tool.parameters(),
+      }));
   }
 
   async call(name: string, rawArgs: unknown, ctx: ToolContext, mode: Mode): Promise<ToolResult> {

@@ -3,6 +3,13 @@ import type { ReadLedger } from './read-ledger.js';
 
 export type Mode = 'ask' | 'plan' | 'agent';
 
+/**
+ * The patch format a model writes best, so tool descriptions can lead with it: `openai` is the
+ * "*** Begin Patch" format GPT-4.1, GPT-5 and Codex models are trained on; `unified` is
+ * `diff -u` / `git diff`, which every other family writes most reliably.
+ */
+export type PatchDialect = 'unified' | 'openai';
+
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
 export interface TodoItem {
