@@ -94,7 +94,9 @@ function wholeLines(file: string, oldText: string, newText: string): EditLocatio
   const edits = places.map((place) => {
     const window = lines.slice(place.at, place.at + block.length);
     const last = window[window.length - 1] as Line;
-    if (!oldText.includes('\r') && window.some((l, i) => l.eol === '\r\n' && i < window.length - 1)) {
+    // Either way round: LF text against CRLF lines, or CRLF text (a Windows client) against LF lines.
+    const modelCrlf = oldText.includes('\r\n');
+    if (window.some((l, i) => i < window.length - 1 && (l.eol === '\r\n') !== modelCrlf)) {
       repairs.add('crlf');
     }
     for (const r of place.repairs) repairs.add(r);

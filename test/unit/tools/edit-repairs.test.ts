@@ -31,6 +31,13 @@ describe('edit_file repairs', () => {
     expect(await read('w.txt')).toBe('one  \r\nTWO\r\nextra\r\nthree\r\n');
   });
 
+  it('matches CRLF text from a Windows client in an LF file, writing LF and saying so', async () => {
+    await write('u.txt', 'one\ntwo\nthree\n');
+    const result = await edit({ path: 'u.txt', old_text: 'one\r\ntwo', new_text: 'one\r\nTWO' });
+    expect(result.output).toMatchObject({ applied_with: ['crlf'] });
+    expect(await read('u.txt')).toBe('one\nTWO\nthree\n');
+  });
+
   it('keeps a BOM the model never saw, and matches when the model copied it', async () => {
     await write('bom.txt', Buffer.from('\ufeffkey = 1\nother = 2\n'));
     expect((await edit({ path: 'bom.txt', old_text: 'key = 1', new_text: 'key = 3' })).ok).toBe(true);
