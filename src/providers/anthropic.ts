@@ -9,11 +9,11 @@ import type { FinishReason, Usage } from '../history/types.js';
 import { linkAbort } from './abort-link.js';
 import { buildAnthropicRequest, defaultMaxTokens } from './anthropic-request.js';
 import { buildAssistantMessage, type DraftCall } from './assistant-message.js';
+import { CatalogProvider } from './catalog-provider.js';
 import { mapFinishReason } from './chat-accumulator.js';
 import { coalesceEvents } from './coalesce-events.js';
 import { ModelCatalog } from './model-catalog.js';
-import type { Price } from './model-table.js';
-import type { ModelInfo, ModelRequest, Provider, ProviderEvent } from './provider.js';
+import type { ModelRequest, Provider, ProviderEvent } from './provider.js';
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
@@ -43,13 +43,14 @@ interface OpenBlock {
   callIndex?: number;
 }
 
-export class AnthropicProvider implements Provider {
+export class AnthropicProvider extends CatalogProvider implements Provider {
   readonly id: string;
   readonly type = 'anthropic' as const;
   readonly catalog: ModelCatalog;
   private client: Promise<Anthropic> | undefined;
 
   constructor(private readonly opts: AnthropicOptions) {
+    super();
     this.id = opts.id;
     this.catalog = new ModelCatalog('anthropic', opts.config, {
       list: async (signal) => {
@@ -60,10 +61,6 @@ export class AnthropicProvider implements Provider {
         return out;
       },
     });
-  }
-
-  get defaultModel(): string | undefined {
-    return this.catalog.defaultModel;
   }
 
   private getClient(): Promise<Anthropic> {
@@ -88,20 +85,6 @@ export class AnthropicProvider implements Provider {
       this.client = undefined;
     });
     return this.client;
-  }
-
-  listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
-    return this.catalog.list(signal).catch((err: unknown) => {
-      throw toProviderError(err, this.id, signal);
-    });
-  }
-
-  contextWindow(model: string, signal?: AbortSignal): Promise<number> {
-    return this.catalog.contextWindow(model, signal);
-  }
-
-  price(model: string): Promise<Price | undefined> {
-    return this.catalog.price(model);
   }
 
   stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {

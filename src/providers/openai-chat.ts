@@ -7,15 +7,15 @@
 import OpenAI from 'openai';
 import { type AbortLink, linkAbort } from './abort-link.js';
 import { buildAssistantMessage } from './assistant-message.js';
+import { CatalogProvider } from './catalog-provider.js';
 import { ChatAccumulator } from './chat-accumulator.js';
 import { buildChatRequest } from './chat-request.js';
 import { coalesceEvents } from './coalesce-events.js';
 import { discoverNativeContext } from './context-discovery.js';
 import { type Flavor, wantsShortCallIds } from './flavors.js';
 import { ModelCatalog } from './model-catalog.js';
-import type { Price } from './model-table.js';
 import { isReasoningModel, streamResponses } from './openai-responses.js';
-import type { ModelInfo, ModelRequest, Provider, ProviderEvent, ProviderType } from './provider.js';
+import type { ModelRequest, Provider, ProviderEvent, ProviderType } from './provider.js';
 import { modelOptions, type ProviderConfig } from './provider-config.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { retryStream } from './retry.js';
@@ -36,7 +36,7 @@ export interface OpenAIChatOptions {
 
 const DEFAULT_TIMEOUT_MS = 600_000;
 
-export class OpenAIChatProvider implements Provider {
+export class OpenAIChatProvider extends CatalogProvider implements Provider {
   readonly id: string;
   readonly type: Exclude<ProviderType, 'anthropic'>;
   private client: Promise<OpenAI> | undefined;
@@ -46,6 +46,7 @@ export class OpenAIChatProvider implements Provider {
   private streamUsage: boolean;
 
   constructor(private readonly opts: OpenAIChatOptions) {
+    super();
     this.id = opts.id;
     this.type = opts.type;
     this.streamUsage = opts.flavor.streamUsage;
@@ -70,10 +71,6 @@ export class OpenAIChatProvider implements Provider {
     });
   }
 
-  get defaultModel(): string | undefined {
-    return this.catalog.defaultModel;
-  }
-
   getClient(): Promise<OpenAI> {
     this.client ??= this.opts.apiKey().then((key) => {
       if (!key && this.opts.flavor.needsKey) {
@@ -95,20 +92,6 @@ export class OpenAIChatProvider implements Provider {
       this.client = undefined;
     });
     return this.client;
-  }
-
-  listModels(signal?: AbortSignal): Promise<ModelInfo[]> {
-    return this.catalog.list(signal).catch((err: unknown) => {
-      throw toProviderError(err, this.id, signal);
-    });
-  }
-
-  contextWindow(model: string, signal?: AbortSignal): Promise<number> {
-    return this.catalog.contextWindow(model, signal);
-  }
-
-  price(model: string): Promise<Price | undefined> {
-    return this.catalog.price(model);
   }
 
   async *stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
