@@ -128,6 +128,46 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     ).toBeNull();
   });
 
+  it('an edit planned before the user edited the buffer is refused and the user text kept', async () => {
+    server = await startLlmServer({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'r', name: 'read_file', arguments: { path: 'todo.txt' } },
+            { id: 'q', name: 'ask_user', arguments: { question: 'Change it?', options: ['yes', 'no'] } },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              id: 'e',
+              name: 'edit_file',
+              arguments: { path: 'todo.txt', old_text: 'milk', new_text: 'oat milk' },
+            },
+          ],
+        },
+        { text: 'It changed, I will read it again.' },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    fs.writeFileSync(path.join(t.project, 'todo.txt'), 'milk\nbread\n');
+    await t.lua(`
+      vim.cmd('edit todo.txt')
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentAskUser', callback = function(ev)
+        vim.schedule(function()
+          -- While the question is open the user edits and saves the file the model has read.
+          vim.api.nvim_buf_set_lines(vim.fn.bufnr('todo.txt'), 0, 1, false, { 'milk and honey' })
+          vim.api.nvim_buf_call(vim.fn.bufnr('todo.txt'), function() vim.cmd('silent write') end)
+          require('agent').answer(ev.data.id, 'yes')
+        end)
+      end })
+      require('agent').send('buy oat milk', { mode = 'agent' })`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('read it again'), 10_000, 'answer');
+    expect(fs.readFileSync(path.join(t.project, 'todo.txt'), 'utf8')).toBe('milk and honey\nbread\n');
+    expect(JSON.stringify(server.modelRequests()[2]?.body)).toContain('changed_since_read');
+    expect(await transcript(t)).toMatch(/✗ edit_file todo\.txt/);
+  });
+
   it('Stop during a permission prompt cancels the run and dismisses the prompt', async () => {
     server = await startLlmServer({
       turns: [{ toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'x.txt', content: 'x' } }] }],
