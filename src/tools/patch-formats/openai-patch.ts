@@ -18,6 +18,8 @@ import { emptyHunk, type FilePatch, type PatchHunk } from './patch-model.js';
  * stacked anchors narrow it further), and `*** End of File` pins a hunk to the end of the file.
  */
 const FILE_HEADER = /^\*\*\* (Update|Add|Delete) File:\s*(.+?)\s*$/;
+/** What is left of a unified hunk header ("@@ -12,6 +12,7 @@ heading") after its first "@@". */
+const UNIFIED_NUMBERS = /^-(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/;
 
 export function looksLikeOpenAiPatch(lines: readonly string[]): boolean {
   return lines.some((l) => l.trim() === '*** Begin Patch' || FILE_HEADER.test(l));
@@ -94,7 +96,18 @@ export function parseOpenAiPatch(lines: readonly string[]): FilePatch[] {
       }
       if (current.patchLine === 0) current.patchLine = i + 1;
       const anchor = line.slice(2).trim();
-      if (anchor !== '') current.anchors.push(anchor);
+      // Models that also write unified diffs put "@@ -12,6 +12,7 @@" or "@@ @@" here: line numbers
+      // (hints, as in a unified diff) or nothing, never a line of the file to look for.
+      const numbers = UNIFIED_NUMBERS.exec(anchor);
+      if (numbers) {
+        current.oldStart = Number(numbers[1]);
+        current.oldCount = numbers[2] === undefined ? 1 : Number(numbers[2]);
+        current.repairs.push('hunk_header');
+      } else if (anchor === '@@') {
+        current.repairs.push('hunk_header');
+      } else if (anchor !== '') {
+        current.anchors.push(anchor);
+      }
       continue;
     }
     const op = line[0];

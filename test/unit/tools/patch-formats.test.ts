@@ -108,6 +108,35 @@ describe('apply_patch: OpenAI patch format', () => {
     await untouched();
   });
 
+  it('reads unified "@@ -l,n +l,n @@" and "@@ @@" headers as line numbers and nothing, not anchors', async () => {
+    const hunk = (header: string) =>
+      run(
+        ['*** Begin Patch', '*** Update File: app.py', header, '-        return 1', '+        return 5'].join(
+          '\n',
+        ),
+      );
+    // Without numbers the hunk must still fit one place only.
+    expect((await hunk('@@ @@')).output).toMatchObject({ error_kind: 'ambiguous', lines: [3, 7] });
+    await untouched();
+    // The numbers pick the nearer of the two places, as in a unified diff.
+    const numbered = await hunk('@@ -7,1 +7,1 @@ class B:');
+    expect(numbered.output).toMatchObject({ applied_with: ['hunk_header'] });
+    expect(await read('app.py')).toBe(PY.replace(/return 1\n$/, 'return 5\n'));
+    const bare = await run(
+      [
+        '*** Begin Patch',
+        '*** Update File: a.txt',
+        '@@ @@',
+        ' two',
+        '-three',
+        '+THREE',
+        '*** End Patch',
+      ].join('\n'),
+    );
+    expect(bare.ok).toBe(true);
+    expect(await read('a.txt')).toBe('one\ntwo\nTHREE\nfour\nfive\n');
+  });
+
   it('pins a hunk to the end of the file with *** End of File, and appends pure additions', async () => {
     await fs.writeFile(path.join(root, 'rep.txt'), 'x\ny\nx\n');
     const result = await run(
