@@ -103,7 +103,10 @@ function wholeLines(file: string, oldText: string, newText: string): EditLocatio
     const start = starts[place.at] as number;
     const end =
       (starts[place.at + block.length - 1] as number) + last.text.length + (oldEndsNl ? last.eol.length : 0);
-    return { start, end, text: replacement(window, block, newLines, place, eol, newText.endsWith('\n')) };
+    // old_text ended in a newline the file's last line does not have: the model believed the file
+    // ends in one, so its new_text's final newline is that same belief, not a byte to add.
+    const newEndsNl = newText.endsWith('\n') && !(oldEndsNl && last.eol === '');
+    return { start, end, text: replacement(window, block, newLines, place, eol, newEndsNl) };
   });
   return { edits, repairs: [...repairs] };
 }

@@ -38,6 +38,15 @@ describe('edit_file repairs', () => {
     expect(await read('u.txt')).toBe('one\nTWO\nthree\n');
   });
 
+  it('keeps a missing final newline that old_text and new_text both assumed', async () => {
+    await write('n.txt', 'a\nfoo');
+    expect((await edit({ path: 'n.txt', old_text: 'foo\n', new_text: 'bar\nbaz\n' })).ok).toBe(true);
+    expect(await read('n.txt')).toBe('a\nbar\nbaz');
+    // Asked for explicitly (old_text without the newline), a final newline is added.
+    expect((await edit({ path: 'n.txt', old_text: 'baz', new_text: 'baz\n' })).ok).toBe(true);
+    expect(await read('n.txt')).toBe('a\nbar\nbaz\n');
+  });
+
   it('keeps a BOM the model never saw, and matches when the model copied it', async () => {
     await write('bom.txt', Buffer.from('\ufeffkey = 1\nother = 2\n'));
     expect((await edit({ path: 'bom.txt', old_text: 'key = 1', new_text: 'key = 3' })).ok).toBe(true);
