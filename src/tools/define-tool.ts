@@ -19,6 +19,11 @@ export interface ToolSpec<S extends z.ZodType<Record<string, unknown>>> {
   mutates: boolean;
   /** Argument names real models send for ours (`file_path` for `path`); renamed before validation. */
   argAliases?: Record<string, string>;
+  /**
+   * Advice added to an `invalid_args` failure, for argument shapes of other agents' tools that a
+   * model may send out of habit (e.g. a text editor's `command: "insert"`).
+   */
+  invalidArgsHint?: (args: Record<string, unknown>) => string | undefined;
   /** Backstop on the serialised result; tools cap their own output first. */
   maxOutputBytes?: number;
   execute(args: z.output<S>, ctx: ToolCallContext): Promise<ToolOutput | ToolFailure>;
@@ -140,9 +145,16 @@ function parseArgs<S extends z.ZodType<Record<string, unknown>>>(
   }
   const result = spec.schema.safeParse(args);
   if (result.success) return { ok: true, args: result.data };
+  const hint =
+    args && typeof args === 'object' && !Array.isArray(args)
+      ? spec.invalidArgsHint?.(args as Record<string, unknown>)
+      : undefined;
   return {
     ok: false,
-    failure: fail('invalid_args', `Invalid arguments for ${spec.name}:\n${z.prettifyError(result.error)}`),
+    failure: fail(
+      'invalid_args',
+      `Invalid arguments for ${spec.name}:\n${z.prettifyError(result.error)}${hint ? `\n${hint}` : ''}`,
+    ),
   };
 }
 

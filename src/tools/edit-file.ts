@@ -27,6 +27,12 @@ export const editFileTool = defineTool({
     old_text: z.string().min(1).describe('The exact text to replace.'),
     new_text: z.string().describe('The text to put in its place.'),
     replace_all: z.boolean().optional().describe('Replace every occurrence (default false).'),
+    expected_replacements: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('How many places old_text must match; all of them are replaced (default 1).'),
   }),
   argAliases: {
     file_path: 'path',
@@ -35,6 +41,15 @@ export const editFileTool = defineTool({
     new_string: 'new_text',
     old_str: 'old_text',
     new_str: 'new_text',
+  },
+  invalidArgsHint: (args) => {
+    const command = typeof args.command === 'string' ? args.command : undefined;
+    if (command === 'view') return 'To see a file use read_file.';
+    if (command === 'create') return 'To create a file use write_file.';
+    if (command === 'insert' || 'insert_line' in args) {
+      return 'edit_file does not insert at line numbers: set old_text to the line(s) where the text goes and new_text to those lines with the new ones added.';
+    }
+    return undefined;
   },
   modes: ['agent'],
   mutates: true,
@@ -72,7 +87,15 @@ export const editFileTool = defineTool({
       );
     }
     const lines = found.edits.map((e) => lineOf(file.text, e.start));
-    if (found.edits.length > 1 && !args.replace_all) {
+    const expected = args.expected_replacements;
+    if (expected !== undefined && found.edits.length !== expected && !args.replace_all) {
+      return fail(
+        'ambiguous',
+        `old_text matches ${found.edits.length} place${found.edits.length === 1 ? '' : 's'} in ${rel} (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}), not the ${expected} expected; nothing was changed. Read the file again and adjust old_text or expected_replacements.`,
+        { path: rel, line: lines[0], lines },
+      );
+    }
+    if (found.edits.length > 1 && !args.replace_all && expected === undefined) {
       const how = found.repairs.length > 0 ? ` (after allowing for ${found.repairs.join(', ')})` : '';
       return fail(
         'ambiguous',

@@ -37,6 +37,35 @@ describe('edit_file', () => {
     );
   });
 
+  it('takes Gemini-style expected_replacements: all of them when the count matches, none otherwise', async () => {
+    const wrong = await run({
+      path: 'a.ts',
+      old_string: '= 1;',
+      new_string: '= 9;',
+      expected_replacements: 3,
+    });
+    expect(wrong.output).toMatchObject({ error_kind: 'ambiguous', lines: [1, 3] });
+    expect(wrong.content).toContain('not the 3 expected');
+    const right = await run({
+      path: 'a.ts',
+      old_string: '= 1;',
+      new_string: '= 9;',
+      expected_replacements: 2,
+    });
+    expect(right.output).toMatchObject({ replacements: 2 });
+    expect(await fs.readFile(path.join(root, 'a.ts'), 'utf8')).toBe(
+      'const a = 9;\nconst b = 2;\nconst a2 = 9;\n',
+    );
+  });
+
+  it("answers a text editor's insert or view command with what to do instead", async () => {
+    const insert = await run({ command: 'insert', path: 'a.ts', insert_line: 1, new_str: 'x' });
+    expect(insert.output.error_kind).toBe('invalid_args');
+    expect(insert.content).toContain('does not insert at line numbers');
+    const view = await run({ command: 'view', path: 'a.ts' });
+    expect(view.content).toContain('use read_file');
+  });
+
   it('shows the closest lines when nothing matches and leaves the file alone', async () => {
     const result = await run({ path: 'a.ts', old_text: 'const b = 5;\nconst a2 = 1;', new_text: 'x' });
     expect(result.output).toMatchObject({ error_kind: 'no_match', line: 2 });
