@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type HostConfig, hostConfigSchema } from '../config/schema.js';
 import {
   appendUser,
+  contextSize,
   createHistory,
   estimateTextTokens,
   type History,
@@ -76,6 +77,8 @@ export class ChatSession {
   private warnSink: RunSink | undefined;
   /** Tokens of the system prompt and tool declarations of the latest request. */
   private fixedTokens: number | undefined;
+  /** Our estimate of the request being sent, kept with its answer to anchor later estimates. */
+  private requestEstimate: number | undefined;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
   private readonly listings = new Map<string, { tools: ToolListing[]; tokens: number }>();
   /** The model a resumed session used, until the user picks another. */
@@ -191,6 +194,7 @@ export class ChatSession {
         beforeRequest: () =>
           this.fitContext(request.id, target, system, mode, controller.signal, sink, false),
         onCommit: async (message) => {
+          if (this.requestEstimate !== undefined) message.contextEstimate ??= this.requestEstimate;
           await saved;
           await this.recorder.append(message);
         },
@@ -352,7 +356,7 @@ export class ChatSession {
     force: boolean,
   ): Promise<string | undefined> {
     this.fixedTokens = estimateTextTokens(system) + this.toolsFor(mode, target).tokens;
-    return fitContext({
+    const blocked = await fitContext({
       id,
       history: this.history,
       target,
@@ -364,6 +368,8 @@ export class ChatSession {
       sink,
       onCompacted: (index) => this.recorder.compacted(this.history.messages, index),
     });
+    this.requestEstimate = contextSize(this.history, this.fixedTokens).estimate;
+    return blocked;
   }
 
   private projectNumber(key: string): number | undefined {

@@ -1,3 +1,4 @@
+import { contextSize } from '../history/context-size.js';
 import { fromLastSummary, localId, replayResult } from '../history/conversation.js';
 import { estimateMessageTokens } from '../history/estimate-tokens.js';
 import type { History, Message, SummaryMessage } from '../history/types.js';
@@ -51,11 +52,16 @@ const SUMMARY_SYSTEM = [
   'commands, errors and exact names; drop pleasantries. Do not call tools. Do not invent.',
 ].join(' ');
 
-/** Estimated tokens of what the next request would carry. */
-export function estimateContext(history: History, fixedTokens: number): number {
-  return (
-    fixedTokens + fromLastSummary(history.messages).reduce((sum, m) => sum + estimateMessageTokens(m), 0)
-  );
+/**
+ * Tokens the next request to `model` would carry: anchored on the provider's count of the last
+ * request when there is a usable one (context-size.ts), else our estimate.
+ */
+export function estimateContext(
+  history: History,
+  fixedTokens: number,
+  model?: { provider: string; model: string },
+): number {
+  return contextSize(history, fixedTokens, model).tokens;
 }
 
 /**
@@ -66,7 +72,10 @@ export function estimateContext(history: History, fixedTokens: number): number {
  */
 export async function compactHistory(input: CompactionInput): Promise<CompactionResult> {
   const { history, budget } = input;
-  const before = estimateContext(history, input.fixedTokens);
+  const before = estimateContext(history, input.fixedTokens, {
+    provider: input.provider.id,
+    model: input.model,
+  });
   if (!input.force && before <= budget * COMPACT_THRESHOLD) return { status: 'not_needed', tokens: before };
 
   const visible = fromLastSummary(history.messages);

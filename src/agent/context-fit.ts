@@ -51,7 +51,8 @@ export async function fitContext(input: FitInput): Promise<string | undefined> {
   if (result.status === 'blocked') return result.reason;
   if (result.status === 'failed') {
     sink.notice(result.reason, 'warn');
-    if (estimateContext(history, input.fixedTokens) > input.budget) return result.reason;
+    const model = { provider: input.target.provider.id, model: input.target.model };
+    if (estimateContext(history, input.fixedTokens, model) > input.budget) return result.reason;
   }
   return undefined;
 }

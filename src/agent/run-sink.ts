@@ -37,7 +37,10 @@ export interface RunStatus {
   output_tokens: number;
   /** Tokens the last request put in the context, and the model's window (0 when unknown). */
   context_tokens: number;
-  /** Our own estimate of the same, the figure compaction decides on. */
+  /**
+   * Our own estimate (bytes / 3) of the next request. Compaction decides on the provider's count
+   * plus our estimate of what was added since, falling back to this one (context-size.ts).
+   */
   context_estimate: number;
   context_window: number;
   /** Session cost in USD; undefined when a price is unknown. */

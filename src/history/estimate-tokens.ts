@@ -2,6 +2,8 @@
  * Token estimates for budgeting and compaction decisions: serialized UTF-8 bytes / 3, rounded
  * up, plus a per-message overhead. Real tokenizers average about four bytes of English or code
  * per token, so this over-counts on purpose: a budget check that errs stays under the window.
+ * Once the provider has counted a request, context-size.ts anchors on that count and uses this
+ * only for what was added since.
  */
 import { replayMessages } from './conversation.js';
 import type { History, Message } from './types.js';

@@ -1,3 +1,4 @@
+export * from './context-size.js';
 export * from './conversation.js';
 export * from './estimate-tokens.js';
 export * from './schema.js';

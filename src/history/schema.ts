@@ -56,6 +56,7 @@ const assistant = z.looseObject({
   provider: z.string(),
   model: z.string(),
   usage: usage.optional(),
+  contextEstimate: z.number().optional(),
   textToolCalls: z.boolean().optional(),
   replay: replay.optional(),
   createdAt: z.number(),

@@ -82,6 +82,11 @@ export interface AssistantMessage {
   provider: string;
   model: string;
   usage?: Usage;
+  /**
+   * Our estimate of the request that produced this message, next to the provider's count in
+   * `usage`: the difference of later estimates from it is what the next request adds.
+   */
+  contextEstimate?: number;
   /** Set when the tools were described in the prompt and calls parsed from the text. */
   textToolCalls?: boolean;
   replay?: ReplayState;

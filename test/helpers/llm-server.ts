@@ -54,6 +54,13 @@ export interface LlmServerOptions {
   port?: number;
   /** Called after each request is recorded (the CLI appends them to a file). */
   onRequest?: (request: RecordedRequest) => void;
+  /**
+   * Realistic usage: a turn without a scripted `usage.input` reports the request body's UTF-8
+   * bytes divided by this, rounded up, as its input tokens (instead of the placeholder 10). A
+   * real tokenizer counts about 4 bytes per token; below 3 the server counts more than the
+   * host's bytes/3 estimate, above 3 fewer.
+   */
+  bytesPerInputToken?: number;
 }
 
 type Wire = 'openai' | 'anthropic' | 'responses';
@@ -116,7 +123,8 @@ export async function startLlmServer(
           wire === 'anthropic' ? anthropicError(500, message) : openAiError(500, message),
         );
       }
-      await respond(wire, turn, body as Record<string, unknown> | undefined, record.turn + 1, req, res);
+      const counted = withInputTokens(turn, raw, options.bytesPerInputToken);
+      await respond(wire, counted, body as Record<string, unknown> | undefined, record.turn + 1, req, res);
       record.lastByteAt = performance.timeOrigin + performance.now();
       return;
     }
@@ -267,6 +275,12 @@ async function respond(
   }
   if (turn.hang) return;
   res.end();
+}
+
+function withInputTokens(turn: ScriptedResponse, raw: string, bytesPerToken: number | undefined) {
+  if (!bytesPerToken || turn.usage?.input !== undefined) return turn;
+  const input = Math.ceil(Buffer.byteLength(raw, 'utf8') / bytesPerToken);
+  return { ...turn, usage: { ...turn.usage, input } };
 }
 
 /** The whole answer as one JSON body, for requests without `stream: true`. */

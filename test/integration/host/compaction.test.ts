@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatSession } from '../../../src/agent/chat-session.js';
-import type { RunSink } from '../../../src/agent/run-sink.js';
+import type { RunSink, RunStatus } from '../../../src/agent/run-sink.js';
 import { createLogger } from '../../../src/util/logger.js';
 import { type LlmServer, type ScriptedResponse, startLlmServer } from '../../helpers/llm-server.js';
 
@@ -14,6 +14,7 @@ afterEach(async () => {
 function recorder() {
   const seen = {
     notices: [] as string[],
+    status: [] as RunStatus[],
     done: [] as { outcome: string; error?: string | undefined }[],
     text: '',
   };
@@ -24,6 +25,7 @@ function recorder() {
     },
     reasoning: () => undefined,
     notice: (t) => seen.notices.push(t),
+    status: (_id, st) => seen.status.push(st),
     done: (_id, outcome, error) => seen.done.push({ outcome, error }),
   };
   return { seen, sink };
@@ -34,8 +36,12 @@ const word = (tag: string) => tag.padEnd(7, '_');
 const big = (tag: string) => `${word(tag)} `.repeat(2250);
 const twice = (tag: string) => `${word(tag)} ${word(tag)}`;
 
-async function chatWith(turns: ScriptedResponse[], config: Record<string, unknown>) {
-  server = await startLlmServer({ turns });
+/**
+ * The server counts input tokens as request bytes / `bytesPerInputToken` (3 by default, close to
+ * the host's own estimate, so the budget decisions below are the same either way).
+ */
+async function chatWith(turns: ScriptedResponse[], config: Record<string, unknown>, bytesPerInputToken = 3) {
+  server = await startLlmServer({ turns }, { bytesPerInputToken });
   const chat = new ChatSession({
     env: { AGENT_NVIM_NO_PROBE: '1', AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' },
     logger,
@@ -149,5 +155,44 @@ describe('compaction', () => {
     await chat.prompt({ id: '3', text: 'third' }, recorder().sink);
     expect(requestText(3)).toContain('ON-DEMAND');
     expect(requestText(3)).not.toContain('first question');
+  });
+});
+
+describe("the budget anchored on the provider's count", () => {
+  const summarised = (notices: string[]) => notices.some((n) => n.includes('Summarised'));
+
+  it('compacts when the provider counts more than our estimate', async () => {
+    // 1.5 bytes per token: the provider counts about twice what bytes/3 estimates.
+    const turns = [{ text: 'a1' }, { text: 'a2' }, { text: 'SUMMARY-HIGH' }, { text: 'a3' }];
+    const chat = await chatWith(turns, { context_budget: 40000, keep_turns: 1 }, 1.5);
+    const seen = [];
+    for (const [i, tag] of ['alpha', 'beta', 'gamma'].entries()) {
+      const r = recorder();
+      await chat.prompt({ id: String(i), text: big(tag) }, r.sink);
+      expect(r.seen.done[0]?.outcome).toBe('done');
+      seen.push(r.seen);
+    }
+    const status = seen[1]?.status.at(-1) as RunStatus;
+    // Our estimate alone stays under 80% of the budget; the anchored figure does not.
+    expect(summarised(seen[1]?.notices ?? [])).toBe(false);
+    expect(summarised(seen[2]?.notices ?? [])).toBe(true);
+    expect(requestText(2)).toContain('alpha');
+    expect(requestText(3)).toContain('SUMMARY-HIGH');
+    // The status shows the provider's count of the last request beside our smaller estimate.
+    expect(status.context_tokens).toBeGreaterThan(status.context_estimate);
+  });
+
+  it('does not compact when the provider counts less than our estimate', async () => {
+    // 6 bytes per token: the provider counts half of what bytes/3 estimates. The first test's
+    // budget, where the estimate alone summarises at the third prompt.
+    const turns = [{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }];
+    const chat = await chatWith(turns, { context_budget: 22000, keep_turns: 1 }, 6);
+    for (const [i, tag] of ['alpha', 'beta', 'gamma'].entries()) {
+      const r = recorder();
+      await chat.prompt({ id: String(i), text: big(tag) }, r.sink);
+      expect(r.seen.done[0]?.outcome).toBe('done');
+      expect(summarised(r.seen.notices)).toBe(false);
+    }
+    expect(requestText(2)).toContain(twice('alpha'));
   });
 });
