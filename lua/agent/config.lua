@@ -35,6 +35,7 @@ M.provider_types = {
 ---@field max_steps integer model requests one prompt may take
 ---@field context_budget integer|nil input-context budget in tokens (default: 80% of the model's window, else 32768)
 ---@field keep_turns integer completed turns kept verbatim when older ones are summarised
+---@field titles 'model'|'heuristic' session titles: refined by the model after the first turn, or only from the first prompt
 M.defaults = {
   providers = {},
   model = nil,
@@ -49,6 +50,7 @@ M.defaults = {
   max_steps = 50,
   context_budget = nil,
   keep_turns = 2,
+  titles = 'model',
 }
 
 -- Each entry: expected type(s), and for strings an optional set of allowed values.
@@ -72,6 +74,7 @@ H.schema = {
   max_steps = { types = { 'number' } },
   context_budget = { types = { 'number', 'nil' } },
   keep_turns = { types = { 'number' } },
+  titles = { types = { 'string' }, one_of = { 'model', 'heuristic' } },
 }
 
 H.provider_schema = {

@@ -245,6 +245,7 @@ function H.host_config()
     max_steps = cfg.max_steps,
     context_budget = cfg.context_budget,
     keep_turns = cfg.keep_turns,
+    titles = cfg.titles,
     cwd = vim.fn.getcwd(),
   }
 end

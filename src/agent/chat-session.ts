@@ -30,6 +30,7 @@ import { readProjectInstructions } from './project-instructions.js';
 import type { RunSink } from './run-sink.js';
 import { runStatus } from './run-status.js';
 import { SessionRecorder } from './session-recorder.js';
+import { TITLE_TIMEOUT_MS, titleFromModel } from './session-title-model.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { type EditorPort, HEADLESS_EDITOR, toolEditor } from './tool-editor.js';
 import { type TranscriptEntry, transcriptOf } from './transcript.js';
@@ -83,6 +84,8 @@ export class ChatSession {
   private readonly listings = new Map<string, { tools: ToolListing[]; tokens: number }>();
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
+  /** The title request in flight, if any (see refineTitle). */
+  private titling: AbortController | undefined;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.recorder = this.newRecorder();
@@ -218,6 +221,7 @@ export class ChatSession {
       if (dropped) sink.notice(dropped, 'warn');
       await this.saveMeta();
       sink.done(request.id, completion.outcome, completion.error, completion);
+      if (completion.outcome === 'done') this.refineTitle(target, request.text);
     } catch (err) {
       if (controller.signal.aborted) {
         sink.done(request.id, 'cancelled');
@@ -244,6 +248,34 @@ export class ChatSession {
     });
   }
 
+  /**
+   * After the session's first completed turn: the model's short title replaces the heuristic one,
+   * unless the user renamed the session meanwhile. In the background; failures are only logged.
+   */
+  private refineTitle(target: ResolvedModel, prompt: string): void {
+    const session = this.recorder.titleInfo();
+    if (this.config.titles !== 'model' || !session) return;
+    if (this.history.messages.filter((m) => m.role === 'user').length !== 1) return;
+    this.titling?.abort();
+    const controller = new AbortController();
+    this.titling = controller;
+    titleFromModel({
+      provider: target.provider,
+      model: target.model,
+      prompt,
+      answer: lastAssistant(this.history)?.text ?? '',
+      signal: AbortSignal.any([controller.signal, AbortSignal.timeout(TITLE_TIMEOUT_MS)]),
+    })
+      .then((title) => (title ? this.recorder.retitle(session.id, session.title, title) : undefined))
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted)
+          this.options.logger.warn('no session title from the model:', redact(String(err)));
+      })
+      .finally(() => {
+        if (this.titling === controller) this.titling = undefined;
+      });
+  }
+
   // Sessions ----------------------------------------------------------------------------------
 
   async listSessions() {
@@ -260,6 +292,7 @@ export class ChatSession {
     if (this.running) throw new Error('A run is in progress; stop it before resuming a session.');
     const data = await this.recorder.resume(this.root(), id);
     if (!data) return undefined;
+    this.titling?.abort();
     this.history = { version: 1, messages: data.messages };
     this.mode = data.meta.mode;
     this.modeSetByUser = true;
@@ -449,6 +482,7 @@ export class ChatSession {
 
   clear(): void {
     this.stop();
+    this.titling?.abort();
     this.history = createHistory();
     this.todos.set([]);
     this.reads.clear();
@@ -461,6 +495,7 @@ export class ChatSession {
   /** Releases the session's lock (Neovim is quitting). */
   async shutdown(): Promise<void> {
     this.stop();
+    this.titling?.abort();
     await this.recorder.close();
     await (await this.store)?.close();
   }

@@ -152,6 +152,19 @@ export class SessionRecorder {
     }
   }
 
+  /** The session being written and its title now, to refine that title later. */
+  titleInfo(): { id: string; title: string } | undefined {
+    const info = this.handle?.info();
+    return info ? { id: info.id, title: info.title } : undefined;
+  }
+
+  /** Sets the model's title unless the session changed or was renamed since `expected`. */
+  async retitle(id: string, expected: string, title: string): Promise<void> {
+    const handle = this.handle;
+    if (handle?.id !== id) return;
+    await this.guard('save the title', () => handle.retitle(title, expected));
+  }
+
   async rename(title: string, id?: string): Promise<void> {
     const store = await this.store;
     const target = id ?? this.handle?.id;

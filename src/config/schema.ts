@@ -38,6 +38,11 @@ export const hostConfigSchema = z.object({
   context_budget: z.number().int().min(1024).optional(),
   /** Completed turns kept verbatim when older ones are summarised. */
   keep_turns: z.number().int().min(0).max(50).default(2),
+  /**
+   * Session titles: `model` asks the model for a short one after the first completed turn (the
+   * heuristic title from the first prompt stands until then); `heuristic` never asks.
+   */
+  titles: z.enum(['model', 'heuristic']).default('model'),
   /** `.agent/config.json` of the project, sent only once the user trusted it (vim.secure.read). */
   project: z.record(z.string(), z.unknown()).optional(),
 });

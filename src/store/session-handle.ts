@@ -93,12 +93,26 @@ export class SessionHandle {
     return this.log([{ type: 'splice', at: this.touch(), remove, insert: clean }]);
   }
 
-  /** Changes metadata; logged first, then the small snapshot `list` reads is rewritten. */
+  /**
+   * Changes metadata; logged first, then the small snapshot `list` reads is rewritten. Memory is
+   * updated at once, so changes made meanwhile see it and land in the log in the same order.
+   */
   async setMeta(patch: MetaPatch): Promise<void> {
     const clean = scrubSecrets(patch);
-    await this.log([{ type: 'meta', at: this.touch(), patch: clean }]);
+    const logged = this.log([{ type: 'meta', at: this.touch(), patch: clean }]);
     Object.assign(this.meta, clean);
+    await logged;
     await this.writeSnapshot();
+  }
+
+  /**
+   * A title found later (the model's) replaces `expected` only: a title the user gave meanwhile
+   * stays. Returns whether it was set.
+   */
+  async retitle(title: string, expected: string): Promise<boolean> {
+    if (this.meta.title !== expected) return false;
+    await this.setMeta({ title });
+    return true;
   }
 
   /** Rewrites `<id>.meta.json` from memory (also used right after creation). */

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { TITLE_SYSTEM } from '../../src/agent/session-title-model.js';
 import { normalizeScenario, type Scenario, type ScriptedResponse } from './llm-scenario.js';
 import { anthropicError, anthropicEvents, anthropicMessage, anthropicModels } from './llm-wire-anthropic.js';
 import { openAiChunks, openAiCompletion, openAiError, openAiModels } from './llm-wire-openai.js';
@@ -27,6 +28,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Index of the scripted turn this request consumed, if any. */
   turn?: number;
+  /** A session-title request, answered with `sessionTitle` without using a turn. */
+  title?: boolean;
   /** Wall-clock ms (sub-ms precision) when the last byte of the answer was written. */
   lastByteAt?: number;
 }
@@ -61,6 +64,12 @@ export interface LlmServerOptions {
    * host's bytes/3 estimate, above 3 fewer.
    */
   bytesPerInputToken?: number;
+  /**
+   * What the host's session-title requests (recognised by their system prompt) are answered
+   * with, outside the script, so a scenario need not know when the host asks. Default
+   * `Scripted session title`; a scripted response to fail or delay it.
+   */
+  sessionTitle?: string | ScriptedResponse;
 }
 
 type Wire = 'openai' | 'anthropic' | 'responses';
@@ -110,6 +119,13 @@ export async function startLlmServer(
     const record: RecordedRequest = { method, path, headers: flatHeaders(req), body };
     requests.push(record);
     const wire = method === 'POST' ? MODEL_ROUTES[pathname] : undefined;
+    if (wire && raw.includes(TITLE_SYSTEM)) {
+      record.title = true;
+      options.onRequest?.(record);
+      const title = options.sessionTitle ?? 'Scripted session title';
+      const reply = typeof title === 'string' ? { text: title } : title;
+      return respond(wire, reply, body as Record<string, unknown> | undefined, 0, req, res);
+    }
     if (wire) {
       const turn = scenario.turns[turnIndex];
       record.turn = turnIndex;

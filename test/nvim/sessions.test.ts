@@ -21,16 +21,19 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     const project = path.join(shared, 'project');
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'a.txt'), 'before\n');
-    server = await startLlmServer({
-      turns: [
-        {
-          text: 'Changing a.txt.',
-          toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'after\n' } }],
-        },
-        { text: 'Changed it.' },
-        { text: 'You asked me to change a.txt.' },
-      ],
-    });
+    server = await startLlmServer(
+      {
+        turns: [
+          {
+            text: 'Changing a.txt.',
+            toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'a.txt', content: 'after\n' } }],
+          },
+          { text: 'Changed it.' },
+          { text: 'You asked me to change a.txt.' },
+        ],
+      },
+      { sessionTitle: 'Change a text file' },
+    );
     const env = {
       AGENT_NVIM_BASE_URL: server.url,
       AGENT_NVIM_MODEL: 'm',
@@ -42,6 +45,13 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     );
     await waitFor(async () => (await transcript(t as TestNvim)).includes('Changed it.'), 10_000, 'first run');
     expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('after\n');
+    // The model's title arrives in the background after the first turn.
+    const metas = () =>
+      fs
+        .readdirSync(path.join(shared as string, 'data'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.meta.json'))
+        .map((f) => fs.readFileSync(path.join(shared as string, 'data', f), 'utf8'));
+    await waitFor(() => metas().some((m) => m.includes('Change a text file')), 5000, 'model title');
     await t.close();
 
     t = await startNvim({ env, cwd: project });
@@ -75,7 +85,8 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
       'session list',
     );
     expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatch(/change a\.txt .*\(open\)/);
+    // The model titled the session after its first turn.
+    expect(listed[0]).toMatch(/Change a text file .*\(open\)/);
     // Rename through the picker's actions; the list then shows the new title.
     await t.lua(`
       local step = 0

@@ -6,7 +6,12 @@ import { ChatSession } from '../../../src/agent/chat-session.js';
 import type { RunSink } from '../../../src/agent/run-sink.js';
 import type { EditorPort } from '../../../src/agent/tool-editor.js';
 import { createLogger } from '../../../src/util/logger.js';
-import { type LlmServer, type ScriptedResponse, startLlmServer } from '../../helpers/llm-server.js';
+import {
+  type LlmServer,
+  type LlmServerOptions,
+  type ScriptedResponse,
+  startLlmServer,
+} from '../../helpers/llm-server.js';
 
 const logger = createLogger(undefined);
 let dir: string;
@@ -50,32 +55,39 @@ function sink(): RunSink & { notices: string[] } {
   };
 }
 
-async function newChat(turns?: ScriptedResponse[]) {
-  if (turns) server = await startLlmServer({ turns });
+async function newChat(
+  turns?: ScriptedResponse[],
+  config: Record<string, unknown> = {},
+  serverOptions: LlmServerOptions = {},
+) {
+  if (turns) server = await startLlmServer({ turns }, serverOptions);
   const chat = new ChatSession({
     env: { AGENT_NVIM_NO_PROBE: '1', AGENT_NVIM_BASE_URL: server?.url ?? '', AGENT_NVIM_MODEL: 'm' },
     logger,
     cwd: project,
     editor: approve,
   });
-  chat.configure({ cwd: project, data_dir: dataDir });
+  chat.configure({ cwd: project, data_dir: dataDir, ...config });
   chats.push(chat);
   return chat;
 }
 
 describe('sessions', () => {
   it('a restarted host resumes the exact history, mode, todos, and continues the conversation', async () => {
-    const first = await newChat([
-      {
-        text: 'Writing.',
-        toolCalls: [
-          { id: 't', name: 'todo', arguments: { items: [{ content: 'write b', status: 'in_progress' }] } },
-          { id: 'w', name: 'write_file', arguments: { path: 'b.txt', content: 'b\n' } },
-        ],
-      },
-      { text: 'Wrote b.txt.' },
-      { text: 'I remember: b.txt.' },
-    ]);
+    const first = await newChat(
+      [
+        {
+          text: 'Writing.',
+          toolCalls: [
+            { id: 't', name: 'todo', arguments: { items: [{ content: 'write b', status: 'in_progress' }] } },
+            { id: 'w', name: 'write_file', arguments: { path: 'b.txt', content: 'b\n' } },
+          ],
+        },
+        { text: 'Wrote b.txt.' },
+        { text: 'I remember: b.txt.' },
+      ],
+      { titles: 'heuristic' },
+    );
     first.setMode('agent');
     await first.prompt({ id: '1', text: 'write b' }, sink());
     const before = first.status();
@@ -150,5 +162,74 @@ describe('sessions', () => {
     await chat.prompt({ id: '2', text: 'fresh start' }, sink());
     expect(chat.sessionId).not.toBe(firstId);
     expect((await chat.listSessions()).sessions).toHaveLength(2);
+  });
+});
+
+describe('session titles', () => {
+  const titleOf = async (chat: ChatSession) =>
+    (await chat.listSessions()).sessions.find((x) => x.id === chat.sessionId)?.title;
+
+  async function settledTitle(chat: ChatSession, from: string) {
+    for (let i = 0; i < 100; i++) {
+      const title = await titleOf(chat);
+      if (title !== from) return title;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return titleOf(chat);
+  }
+
+  it('the model titles a session after its first turn, with tools off and a tiny limit', async () => {
+    const chat = await newChat(
+      [{ text: 'Sure.' }, { text: 'Again.' }],
+      {},
+      { sessionTitle: '"Fixing the parser bug."' },
+    );
+    const run = sink();
+    await chat.prompt({ id: '1', text: 'please fix the parser bug in src/parse.ts' }, run);
+    expect(await settledTitle(chat, 'please fix the parser bug in src/parse.ts')).toBe(
+      'Fixing the parser bug',
+    );
+    const asked = server?.requests.filter((r) => r.title) ?? [];
+    expect(asked).toHaveLength(1);
+    const body = asked[0]?.body as { tools?: unknown[]; max_tokens?: number; max_completion_tokens?: number };
+    expect(body.tools ?? []).toEqual([]);
+    expect(body.max_tokens ?? body.max_completion_tokens).toBe(32);
+    expect(JSON.stringify(body)).toContain('parser bug');
+    // Only after the first turn.
+    await chat.prompt({ id: '2', text: 'and the lexer' }, sink());
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server?.requests.filter((r) => r.title)).toHaveLength(1);
+    expect(run.notices).toEqual([]);
+  });
+
+  it('a failed title request keeps the heuristic title and does not touch the run', async () => {
+    const chat = await newChat([{ text: 'Sure.' }], {}, { sessionTitle: { status: 400, body: 'nope' } });
+    const run = sink();
+    await chat.prompt({ id: '1', text: 'explain the build' }, run);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server?.requests.filter((r) => r.title)).toHaveLength(1);
+    expect(await titleOf(chat)).toBe('explain the build');
+    expect(run.notices).toEqual([]);
+  });
+
+  it('a rename while the title is on its way wins', async () => {
+    const chat = await newChat(
+      [{ text: 'Sure.' }],
+      {},
+      { sessionTitle: { text: 'Model title', delayMs: 300 } },
+    );
+    await chat.prompt({ id: '1', text: 'explain the build' }, sink());
+    await chat.renameSession('My own name');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(server?.requests.filter((r) => r.title)).toHaveLength(1);
+    expect(await titleOf(chat)).toBe('My own name');
+  });
+
+  it("titles = 'heuristic' sends no title request", async () => {
+    const chat = await newChat([{ text: 'Sure.' }], { titles: 'heuristic' });
+    await chat.prompt({ id: '1', text: 'explain the build' }, sink());
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server?.requests.filter((r) => r.title)).toHaveLength(0);
+    expect(await titleOf(chat)).toBe('explain the build');
   });
 });

@@ -170,6 +170,19 @@ describe('SessionStore', () => {
     await expect(store.load(handle.id)).rejects.toThrow(/no session/);
   });
 
+  it("a later title replaces only the one it expected, never the user's", async () => {
+    await using tmp = await tempDir();
+    const root = await project(tmp.path);
+    const store = await SessionStore.open(path.join(tmp.path, 'data'));
+    const handle = await store.create({ root, mode: 'ask', model: 'm', firstPrompt: 'Write the parser' });
+    const renaming = store.rename(handle.id, 'Mine');
+    expect(await handle.retitle('Model title', 'Write the parser')).toBe(false);
+    await renaming;
+    expect(await handle.retitle('Model title', 'Mine')).toBe(true);
+    await handle.close();
+    expect((await store.load(handle.id)).meta.title).toBe('Model title');
+  });
+
   it('stores no API keys or auth headers, but keeps replay state byte-exact', async () => {
     await using tmp = await tempDir();
     const root = await project(tmp.path);
