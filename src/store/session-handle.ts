@@ -7,10 +7,11 @@
 import type { Message, ToolCall } from '../history/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { CheckpointLog } from './checkpoints.js';
+import type { LogSize } from './log-size.js';
 import { scrubSecrets } from './scrub-secrets.js';
 import type { SessionFiles } from './session-files.js';
 import type { SessionLock } from './session-lock.js';
-import type { LogWriter } from './session-log.js';
+import { type LogWriter, readSessionLog, rewriteLog } from './session-log.js';
 import type { LogEvent, MetaPatch, SessionMeta } from './types.js';
 
 /** The last recorded form of a message, to log only what changed on `update`. */
@@ -40,6 +41,8 @@ export class SessionHandle {
     messages: Message[],
     private readonly now: () => number,
     private readonly onClose: () => void,
+    /** How much of the log still counts, kept up to date with each line written. */
+    private readonly size: LogSize,
   ) {
     for (const m of messages) this.known.set(m.id, knownOf(m));
   }
@@ -135,8 +138,22 @@ export class SessionHandle {
       await this.checkpoints.flush();
       await this.writer.close();
       await this.writeSnapshot();
+      if (this.size.worthRewriting()) await this.rewrite();
     } finally {
       await this.lock.release();
+    }
+  }
+
+  /**
+   * Rewrites the log to what restoring it yields, once superseded lines are most of it. Still
+   * under the lock and with the writer closed; a failure leaves the old log, which is complete.
+   */
+  private async rewrite(): Promise<void> {
+    try {
+      const { meta, messages } = await readSessionLog(this.files.log);
+      await rewriteLog(this.files.log, { meta, messages });
+    } catch {
+      // The log as it was stays the session's; the next close tries again.
     }
   }
 
@@ -148,7 +165,13 @@ export class SessionHandle {
 
   private log(events: LogEvent[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`session ${this.meta.id} is closed`));
-    return this.writer.append(events);
+    let text = '';
+    for (const event of events) {
+      const line = `${JSON.stringify(event)}\n`;
+      this.size.note(event, line.length);
+      text += line;
+    }
+    return this.writer.appendText(text);
   }
 }
 

@@ -4,13 +4,18 @@
  * torn last line, which reading drops and the next writer truncates away.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import type { Message } from '../history/types.js';
-import { migrateHeader } from './migrate.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { LogSize } from './log-size.js';
+import { migrateHeader, SCHEMA_VERSION } from './migrate.js';
 import { type LogEvent, SessionCorruptError, type SessionData, type SessionMeta } from './types.js';
 
 export interface ReadLog extends SessionData {
   /** Bytes up to the end of the last complete line: where the next append must start. */
   validBytes: number;
+  /** How much of the log still counts (whether it is worth rewriting). */
+  size: LogSize;
 }
 
 /**
@@ -47,11 +52,51 @@ export async function readSessionLog(file: string): Promise<ReadLog> {
   if (header.type !== 'session') throw new SessionCorruptError(file, 'first line is not a session header');
   const meta = migrateHeader(file, header).meta;
   const replay = new Replay();
+  const size = new LogSize();
+  size.note(header, first.length + 1);
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string;
-    if (line.length > 0) replay.apply(parseLine(file, line, i + 1), meta);
+    if (line.length === 0) continue;
+    const event = parseLine(file, line, i + 1);
+    replay.apply(event, meta);
+    size.note(event, line.length + 1);
   }
-  return { meta, messages: replay.messages(), tornTail, validBytes: end };
+  return { meta, messages: replay.messages(), tornTail, validBytes: end, size };
+}
+
+/** The lines of a log holding exactly `data`: its header, then one line per message. */
+export function compactLines(data: Pick<SessionData, 'meta' | 'messages'>): LogEvent[] {
+  const at = data.meta.updatedAt;
+  return [
+    { type: 'session', version: SCHEMA_VERSION, meta: data.meta },
+    ...data.messages.map((message): LogEvent => ({ type: 'message', at, message })),
+  ];
+}
+
+/**
+ * Rewrites a log so that it holds only what restoring it yields, dropping superseded lines. The
+ * caller holds the session's lock and no writer is open on the file. Atomic: the new log is
+ * written and synced under a temporary name and renamed over the old one, so a crash at any
+ * point leaves either log, both complete. Returns the new log's size.
+ */
+export async function rewriteLog(
+  file: string,
+  data: Pick<SessionData, 'meta' | 'messages'>,
+): Promise<LogSize> {
+  const size = new LogSize();
+  const text = compactLines(data)
+    .map((event) => {
+      const line = `${JSON.stringify(event)}\n`;
+      size.note(event, line.length);
+      return line;
+    })
+    .join('');
+  await writeFileAtomic(file, text);
+  await syncFolder(path.dirname(file));
+  // Listing takes the log's mtime as the last activity: a rewrite is none.
+  const at = data.meta.updatedAt / 1000;
+  await fs.utimes(file, at, at).catch(() => {});
+  return size;
 }
 
 function parseLine(file: string, line: string, lineNo: number): LogEvent {
@@ -145,7 +190,11 @@ export class LogWriter {
   }
 
   append(events: LogEvent[]): Promise<void> {
-    const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
+    return this.appendText(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  }
+
+  /** Appends whole lines already serialised. */
+  appendText(text: string): Promise<void> {
     const next = this.chain.then(async () => {
       // One write call per batch: the kernel appends it whole, so concurrent readers see lines.
       await this.handle.write(text);

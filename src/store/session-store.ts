@@ -18,6 +18,7 @@ import type { Message } from '../history/types.js';
 import { isNotFound } from '../util/atomic-write.js';
 import { CheckpointLog } from './checkpoints.js';
 import { sessionToMarkdown } from './export-markdown.js';
+import { LogSize } from './log-size.js';
 import { emptyUsage, SCHEMA_VERSION } from './migrate.js';
 import { projectIdOf, realRootOf } from './project-id.js';
 import { scrubSecrets } from './scrub-secrets.js';
@@ -25,7 +26,7 @@ import { exists, ID_SHAPE, migrateV1File, type SessionFiles, sessionFiles } from
 import { SessionHandle } from './session-handle.js';
 import { listProjectSessions } from './session-index.js';
 import { acquireSessionLock, lockOwner, type SessionLock } from './session-lock.js';
-import { LogWriter, readSessionLog, syncFolder } from './session-log.js';
+import { LogWriter, readSessionLog, rewriteLog, syncFolder } from './session-log.js';
 import { titleFromPrompt } from './session-title.js';
 import {
   type Mode,
@@ -98,9 +99,13 @@ export class SessionStore {
     let writer: LogWriter | undefined;
     try {
       writer = await LogWriter.open(files.log, { sync: this.sync });
-      await writer.append([{ type: 'session', version: SCHEMA_VERSION, meta }]);
+      const header = { type: 'session', version: SCHEMA_VERSION, meta } as const;
+      const line = `${JSON.stringify(header)}\n`;
+      await writer.appendText(line);
       if (this.sync) await syncFolder(dir);
-      const handle = await this.attach(structuredClone(meta), files, writer, lock, []);
+      const size = new LogSize();
+      size.note(header, line.length);
+      const handle = await this.attach(structuredClone(meta), files, writer, lock, [], size);
       await handle.writeSnapshot();
       this.located.set(id, dir);
       return handle;
@@ -120,10 +125,25 @@ export class SessionStore {
     let writer: LogWriter | undefined;
     try {
       const read = await readSessionLog(files.log);
-      // The torn tail is cut off before the first append, or the next line would be glued to it.
-      writer = await LogWriter.open(files.log, { sync: this.sync, validBytes: read.validBytes });
-      const { validBytes: _, ...data } = read;
-      const handle = await this.attach(structuredClone(data.meta), files, writer, lock, data.messages);
+      const { validBytes, size: readSize, ...data } = read;
+      // Mostly superseded lines: start from a log holding only the restored state (which also
+      // drops a torn tail). Otherwise the torn tail is cut off before the first append, or the
+      // next line would be glued to it.
+      const size = readSize.worthRewriting()
+        ? await rewriteLog(files.log, data).catch(() => undefined)
+        : undefined;
+      writer = await LogWriter.open(files.log, {
+        sync: this.sync,
+        ...(size ? {} : { validBytes }),
+      });
+      const handle = await this.attach(
+        structuredClone(data.meta),
+        files,
+        writer,
+        lock,
+        data.messages,
+        size ?? readSize,
+      );
       return { handle, data };
     } catch (err) {
       await writer?.close().catch(() => {});
@@ -135,7 +155,7 @@ export class SessionStore {
   /** Reads a session without taking it (preview, export, another instance's session). */
   async load(id: string): Promise<SessionData> {
     const dir = await this.locate(id);
-    const { validBytes: _, ...data } = await readSessionLog(sessionFiles(dir, id).log);
+    const { validBytes: _, size: __, ...data } = await readSessionLog(sessionFiles(dir, id).log);
     return data;
   }
 
@@ -196,13 +216,22 @@ export class SessionStore {
     writer: LogWriter,
     lock: SessionLock,
     messages: Message[],
+    size: LogSize,
   ): Promise<SessionHandle> {
     const checkpoints = await CheckpointLog.open(files.checkpoints, {
       now: this.now,
       ...(this.options.checkpointBytes === undefined ? {} : { maxBytes: this.options.checkpointBytes }),
     });
-    const handle = new SessionHandle(meta, files, writer, lock, checkpoints, messages, this.now, () =>
-      this.open.delete(meta.id),
+    const handle = new SessionHandle(
+      meta,
+      files,
+      writer,
+      lock,
+      checkpoints,
+      messages,
+      this.now,
+      () => this.open.delete(meta.id),
+      size,
     );
     this.open.set(meta.id, handle);
     return handle;
