@@ -152,6 +152,8 @@ export class HostService {
               mode: x.mode,
               model: x.model,
               ...(x.cost === undefined ? {} : { cost: x.cost }),
+              ...(x.messages === undefined ? {} : { messages: x.messages }),
+              ...(x.bytes === undefined ? {} : { bytes: x.bytes }),
             })),
             problems: list.problems.map((p) => ({ file: p.file, error: p.error })),
           });

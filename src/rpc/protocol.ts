@@ -90,7 +90,16 @@ export interface DispatchPayloads {
   sessions: {
     id: string;
     current?: string;
-    sessions: { id: string; title: string; updatedAt: number; mode: string; model: string; cost?: number }[];
+    sessions: {
+      id: string;
+      title: string;
+      updatedAt: number;
+      mode: string;
+      model: string;
+      cost?: number;
+      messages?: number;
+      bytes?: number;
+    }[];
     problems: { file: string; error: string }[];
   };
   transcript: { session: string; entries: unknown[]; mode: 'ask' | 'plan' | 'agent'; model: string };

@@ -50,7 +50,8 @@ export async function readSessionMeta(files: SessionFiles): Promise<SessionMeta>
   } catch {
     // fall back to the log below
   }
-  return (await readSessionLog(files.log)).meta;
+  const read = await readSessionLog(files.log);
+  return { ...read.meta, messages: read.messages.length };
 }
 
 /** Rewrites a version 1 document `<id>.json` as a log and a snapshot; the old file is kept aside. */

@@ -120,6 +120,7 @@ export class SessionHandle {
 
   /** Rewrites `<id>.meta.json` from memory (also used right after creation). */
   writeSnapshot(): Promise<void> {
+    this.meta.messages = this.known.size;
     // Chained and serialised when its turn comes: two overlapping renames could otherwise land
     // out of order and leave the older snapshot in place.
     const next = this.snapshots.then(() =>

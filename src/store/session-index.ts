@@ -25,7 +25,7 @@ interface IndexData {
 }
 
 export function summaryOf(meta: SessionMeta): SessionSummary {
-  const { id, title, root, projectId, createdAt, updatedAt, mode, model, cost } = meta;
+  const { id, title, root, projectId, createdAt, updatedAt, mode, model, cost, messages } = meta;
   return {
     id,
     title,
@@ -36,6 +36,7 @@ export function summaryOf(meta: SessionMeta): SessionSummary {
     mode,
     model,
     ...(cost === undefined ? {} : { cost }),
+    ...(messages === undefined ? {} : { messages }),
   };
 }
 
@@ -107,6 +108,7 @@ export async function listProjectSessions(
         sessions.push({
           ...entry.summary,
           updatedAt: Math.max(entry.summary.updatedAt, Math.floor(logStat.mtimeMs)),
+          bytes: logStat.size,
         });
       } catch (err) {
         // Removed by another instance while we listed: simply gone, not a problem.

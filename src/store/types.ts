@@ -24,6 +24,8 @@ export interface SessionMeta {
   usage: Usage;
   /** Cost total in USD, when the model's pricing is known. */
   cost?: number;
+  /** Messages in the history; kept in the snapshot (not the log) for listing. */
+  messages?: number;
 }
 
 /** What the host may change after creation; `updatedAt` follows by itself. */
@@ -41,6 +43,10 @@ export interface SessionSummary {
   mode: Mode;
   model: string;
   cost?: number;
+  /** Messages in the history, when the snapshot says (sessions saved before it did not). */
+  messages?: number;
+  /** Size of the session's log on disk. */
+  bytes?: number;
 }
 
 export interface SessionData {

@@ -86,7 +86,10 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     );
     expect(listed).toHaveLength(1);
     // The model titled the session after its first turn.
-    expect(listed[0]).toMatch(/Change a text file .*\(open\)/);
+    // Date, title, mode, model and size (messages and bytes of the log).
+    expect(listed[0]).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d {2}Change a text file {2}agent · env\/m · 5 messages, \d+ KB \(open\)$/,
+    );
     // Rename through the picker's actions; the list then shows the new title.
     await t.lua(`
       local step = 0

@@ -1,5 +1,6 @@
 --- The sessions picker and what comes back from session commands (export, undo, redo).
 local M = {}
+local H = {}
 
 --- Lists the project's sessions; the chosen one can be resumed, renamed, exported or deleted.
 ---@param p { sessions: table[], problems: table[], current?: string }
@@ -14,10 +15,7 @@ function M.on_sessions(p, actions)
   end
   vim.ui.select(p.sessions, {
     prompt = 'Resume a session',
-    format_item = function(s)
-      local mark = s.id == p.current and ' (open)' or ''
-      return string.format('%s  %s  %s · %s%s', os.date('%Y-%m-%d %H:%M', math.floor(s.updatedAt / 1000)), s.title, s.mode, s.model, mark)
-    end,
+    format_item = function(s) return M.format_session(s, p.current) end,
   }, function(choice)
     if not choice then return end
     local choices = { 'Resume', 'Rename', 'Export to Markdown', 'Delete' }
@@ -39,6 +37,36 @@ function M.on_sessions(p, actions)
       end
     end)
   end)
+end
+
+--- One line of the picker: last activity, title, mode, model and size, and whether it is open.
+---@param s { id: string, title: string, updatedAt: number, mode: string, model: string, messages?: number, bytes?: number }
+---@param current string|nil the session open in this chat
+---@return string
+function M.format_session(s, current)
+  local parts = { s.mode, s.model ~= '' and s.model or 'no model' }
+  local size = H.size_text(s.messages, s.bytes)
+  if size then table.insert(parts, size) end
+  local mark = s.id == current and ' (open)' or ''
+  local when = os.date('%Y-%m-%d %H:%M', math.floor(s.updatedAt / 1000))
+  return string.format('%s  %s  %s%s', when, s.title, table.concat(parts, ' · '), mark)
+end
+
+---@param messages number|nil
+---@param bytes number|nil
+---@return string|nil
+function H.size_text(messages, bytes)
+  local out = {}
+  if type(messages) == 'number' then table.insert(out, messages == 1 and '1 message' or (messages .. ' messages')) end
+  if type(bytes) == 'number' then
+    if bytes >= 1024 * 1024 then
+      table.insert(out, string.format('%.1f MB', bytes / (1024 * 1024)))
+    else
+      table.insert(out, string.format('%d KB', math.max(1, math.floor(bytes / 1024 + 0.5))))
+    end
+  end
+  if #out == 0 then return nil end
+  return table.concat(out, ', ')
 end
 
 --- Writes an exported session to the file asked for, or shows it in a new tab.

@@ -147,6 +147,33 @@ describe('SessionStore', () => {
     expect(await store.list(a)).toEqual(listed);
   });
 
+  it('lists each session with its message count and the size of its log', async () => {
+    await using tmp = await tempDir();
+    const root = await project(tmp.path);
+    const store = await SessionStore.open(path.join(tmp.path, 'data'));
+    const handle = await store.create({ root, mode: 'ask', model: 'm', firstPrompt: 'Count me' });
+    for (const m of everyKind()) await handle.append(m);
+    await handle.setMeta({ mode: 'agent' });
+    const [listed] = (await store.list(root)).sessions;
+    expect(listed?.messages).toBe(everyKind().length);
+    await handle.replace(['u1', 'a1'], [summary('s9')]);
+    await handle.close();
+    const [after] = (await store.list(root)).sessions;
+    expect(after?.messages).toBe(everyKind().length - 1);
+    const log = path.join(
+      tmp.path,
+      'data',
+      'projects',
+      after?.projectId ?? '',
+      'sessions',
+      `${handle.id}.jsonl`,
+    );
+    expect(after?.bytes).toBe((await fs.stat(log)).size);
+    // Without the snapshot, the count comes from the log.
+    await fs.rm(log.replace(/\.jsonl$/, '.meta.json'));
+    expect((await store.list(root)).sessions[0]?.messages).toBe(everyKind().length - 1);
+  });
+
   it('renames, removes and exports', async () => {
     await using tmp = await tempDir();
     const root = await project(tmp.path);
