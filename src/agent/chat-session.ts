@@ -203,11 +203,7 @@ export class ChatSession {
         },
         onCallSettled: async (message, result) => {
           await this.recorder.update(message);
-          if (
-            result &&
-            (result.tool === 'shell' || result.tool === 'build') &&
-            result.changed_paths.length > 0
-          ) {
+          if (result && (result.tool === 'shell' || result.tool === 'build')) {
             await this.recorder.changedByCommand(root, result.changed_paths);
           }
         },

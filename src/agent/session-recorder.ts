@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Message } from '../history/types.js';
 import {
   type MetaPatch,
@@ -13,8 +11,7 @@ import {
 } from '../store/index.js';
 import type { Mode } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
-
-const run = promisify(execFile);
+import { type CommandBaseline, captureBaseline, earlierStates } from './command-baseline.js';
 
 /**
  * Keeps one chat on disk as it goes: messages appended as they are committed (before the next
@@ -25,6 +22,8 @@ export class SessionRecorder {
   private handle: SessionHandle | undefined;
   private warned = false;
   private runOpen = false;
+  /** Taken when the latest shell or build command was allowed; used once it settles. */
+  private baseline: CommandBaseline | undefined;
 
   constructor(
     private readonly store: Promise<SessionStore | undefined>,
@@ -82,23 +81,28 @@ export class SessionRecorder {
   }
 
   /**
-   * Files a command changed were not seen before the change; their committed version (git HEAD)
-   * is the best earlier state there is. Files git does not know are left out of the checkpoint,
-   * so undo never deletes what it cannot put back.
+   * Right before a shell or build command runs: what git cannot restore (untracked and locally
+   * changed files) as it is now, within a budget (command-baseline.ts).
+   */
+  async beforeCommand(root: string): Promise<void> {
+    this.baseline = undefined;
+    if (!this.runOpen || !this.handle) return;
+    this.baseline = await captureBaseline(root);
+  }
+
+  /**
+   * After a shell or build command (also when it changed nothing, so its baseline is not used
+   * for another): the earlier state of each file it changed goes into the checkpoint when it is
+   * certain; the others are left out, so undo never writes what it cannot be sure of.
    */
   async changedByCommand(root: string, rels: string[]): Promise<void> {
-    if (!this.runOpen || !this.handle) return;
-    for (const rel of rels) {
-      const bytes = await run('git', ['show', `HEAD:${rel}`], {
-        cwd: root,
-        encoding: 'buffer',
-        maxBuffer: 64 << 20,
-      })
-        .then((r) => r.stdout as Buffer)
-        .catch(() => undefined);
-      if (!bytes) continue;
+    const baseline = this.baseline;
+    this.baseline = undefined;
+    if (!this.runOpen || !this.handle || rels.length === 0) return;
+    const states = await earlierStates(root, rels, baseline);
+    for (const [rel, state] of states) {
       await this.guard('checkpoint a file', async () => {
-        await this.handle?.checkpoints.recordBefore(path.join(root, rel), { bytes });
+        await this.handle?.checkpoints.recordBefore(path.join(root, rel), state);
       });
     }
   }

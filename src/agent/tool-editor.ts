@@ -26,6 +26,8 @@ export const HEADLESS_EDITOR: EditorPort = {
 
 /** File tools whose targets are checkpointed (for undo) once their write is allowed. */
 const CHECKPOINTED_TOOLS = new Set(['write_file', 'edit_file', 'apply_patch']);
+/** Tools whose changed files are checkpointed after they ran (session-recorder changedByCommand). */
+const COMMAND_TOOLS = new Set(['shell', 'build']);
 
 export interface ToolEditorParts {
   port: EditorPort;
@@ -52,6 +54,10 @@ export function toolEditor({ port, permissions, recorder, root, signal }: ToolEd
       );
       if ((decision === 'once' || decision === 'always') && CHECKPOINTED_TOOLS.has(request.tool)) {
         for (const rel of request.paths ?? []) await recorder.beforeChange(path.resolve(root, rel));
+      }
+      // A command's changes are known only afterwards: note now what git could not restore.
+      if ((decision === 'once' || decision === 'always') && COMMAND_TOOLS.has(request.tool)) {
+        await recorder.beforeCommand(root);
       }
       return decision;
     },

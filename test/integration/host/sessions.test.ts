@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -149,6 +150,52 @@ describe('sessions', () => {
     expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('edited by the user\n');
     await chat.undo(true);
     expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('original\n');
+  });
+
+  it('undo puts back what a shell command changed, also files git cannot restore', async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: project,
+        stdio: 'pipe',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
+    git('init', '-q');
+    fs.writeFileSync(path.join(project, '.gitignore'), 'local.cfg\n');
+    git('add', '.');
+    git('commit', '-qm', 'start');
+    // Before the run: a tracked file with uncommitted edits, an untracked file, an ignored one.
+    fs.writeFileSync(path.join(project, 'a.txt'), 'edited, not committed\n');
+    fs.writeFileSync(path.join(project, 'notes.txt'), 'my notes\n');
+    fs.writeFileSync(path.join(project, 'local.cfg'), 'old setting\n');
+    const command =
+      'echo X > a.txt; echo Y > notes.txt; echo Z > created.txt; echo W > local.cfg; rm .gitignore';
+    const chat = await newChat([
+      { toolCalls: [{ id: 's', name: 'shell', arguments: { command } }] },
+      { text: 'Ran it.' },
+    ]);
+    chat.setMode('agent');
+    await chat.prompt({ id: '1', text: 'run the script' }, sink());
+    expect(fs.readFileSync(path.join(project, 'notes.txt'), 'utf8')).toBe('Y\n');
+
+    const undone = await chat.undo(false);
+    expect(undone.conflicts).toEqual([]);
+    const read = (rel: string) => fs.readFileSync(path.join(project, rel), 'utf8');
+    expect(read('a.txt')).toBe('edited, not committed\n');
+    expect(read('notes.txt')).toBe('my notes\n');
+    expect(read('.gitignore')).toBe('local.cfg\n');
+    expect(fs.existsSync(path.join(project, 'created.txt'))).toBe(false);
+    // Ignored: git knew nothing of it before the command, so it is left as the command left it.
+    expect(read('local.cfg')).toBe('W\n');
+    await chat.redo(false);
+    expect(read('notes.txt')).toBe('Y\n');
+    expect(read('created.txt')).toBe('Z\n');
+    expect(fs.existsSync(path.join(project, '.gitignore'))).toBe(false);
   });
 
   it('export gives the conversation as Markdown, and clear starts a new session', async () => {
