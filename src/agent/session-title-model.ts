@@ -58,7 +58,9 @@ export function cleanTitle(reply: string): string | undefined {
   if (!line) return undefined;
   const words = line
     .replace(/^(session\s+)?title\s*:\s*/i, '')
-    .replace(/[`*_#"“”‘’]/g, '')
+    // Curly quotes as escapes: esbuild keeps a regex's characters as written, and one non-ASCII
+    // character makes V8 hold the whole bundle's source as two-byte strings (megabytes of RSS).
+    .replace(/[`*_#"\u201C\u201D\u2018\u2019]/g, '')
     .replace(/^'+|'+$/g, '')
     .split(/\s+/)
     .filter(Boolean)

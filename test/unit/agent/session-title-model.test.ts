@@ -6,6 +6,7 @@ describe('cleanTitle', () => {
     expect(cleanTitle('"Fix the parser bug."')).toBe('Fix the parser bug');
     expect(cleanTitle('Title: **Refactor config loading**\nBecause…')).toBe('Refactor config loading');
     expect(cleanTitle('\n\n  `Add retries`  ')).toBe('Add retries');
+    expect(cleanTitle('\u201CCurly quotes\u201D')).toBe('Curly quotes');
   });
 
   it('cuts to six words and gives nothing for an empty reply', () => {
