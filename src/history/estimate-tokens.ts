@@ -3,7 +3,9 @@
  * up, plus a per-message overhead. Real tokenizers average about four bytes of English or code
  * per token, so this over-counts on purpose: a budget check that errs stays under the window.
  * Once the provider has counted a request, context-size.ts anchors on that count and uses this
- * only for what was added since.
+ * only for what was added since. No tokenizer is bundled for the rest: gpt-tokenizer's o200k
+ * table alone takes about half a second and 90 MB of memory to load, more than the host's idle
+ * footprint, to refine only the part since the last answer.
  */
 import { replayMessages } from './conversation.js';
 import type { History, Message } from './types.js';
