@@ -15,7 +15,7 @@ import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
 import type { Editor } from '../tools/editor.js';
 import { ReadLedger } from '../tools/read-ledger.js';
-import type { ToolListing, ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import { createTodoStore, type Mode, type TodoStore } from '../tools/tool-context.js';
 import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
@@ -24,15 +24,16 @@ import { runAgentLoop } from './agent-loop.js';
 import { fitContext } from './context-fit.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { ModelResolver, type ResolvedModel } from './model-resolver.js';
-import { patchDialectFor } from './patch-dialect.js';
 import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
 import { readProjectInstructions } from './project-instructions.js';
+import { contextBudget, keepTurns, projectString, toolConfig } from './project-settings.js';
 import type { RunSink } from './run-sink.js';
 import { runStatus } from './run-status.js';
 import { SessionRecorder } from './session-recorder.js';
 import { TITLE_TIMEOUT_MS, titleFromModel } from './session-title-model.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { type EditorPort, HEADLESS_EDITOR, toolEditor } from './tool-editor.js';
+import { ToolListings } from './tool-listings.js';
 import { type TranscriptEntry, transcriptOf } from './transcript.js';
 
 export interface ChatSessionOptions {
@@ -81,7 +82,7 @@ export class ChatSession {
   /** Our estimate of the request being sent, kept with its answer to anchor later estimates. */
   private requestEstimate: number | undefined;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
-  private readonly listings = new Map<string, { tools: ToolListing[]; tokens: number }>();
+  private readonly listings: ToolListings;
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
   /** The title request in flight, if any (see refineTitle). */
@@ -90,6 +91,7 @@ export class ChatSession {
   constructor(private readonly options: ChatSessionOptions) {
     this.recorder = this.newRecorder();
     this.models = new ModelResolver(this.config, options.env, options.logger);
+    this.listings = new ToolListings(this.registry);
   }
 
   configure(raw: unknown): void {
@@ -183,12 +185,12 @@ export class ChatSession {
         mode,
         system,
         registry: this.registry,
-        tools: this.toolsFor(mode, target).tools,
+        tools: this.listings.for(mode, target.model).tools,
         context: {
           root,
           editor: this.toolEditor(controller.signal),
           signal: controller.signal,
-          config: this.toolConfig(),
+          config: toolConfig(this.config),
           todos: this.todos,
           reads: this.reads,
         },
@@ -208,7 +210,7 @@ export class ChatSession {
           }
         },
         onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
-        buildCommand: this.projectString('build_command'),
+        buildCommand: projectString(this.config, 'build_command'),
       });
       await saved;
       if (completion.error) completion.error = redact(completion.error);
@@ -366,14 +368,6 @@ export class ChatSession {
     }
   }
 
-  /** The input-context budget: the setting, else 80% of the model's window, else 32768. */
-  private budgetFor(target: ResolvedModel): number {
-    const configured = this.projectNumber('context_budget') ?? this.config.context_budget;
-    if (configured) return configured;
-    const window = this.models.knownWindow(target);
-    return window > 0 ? Math.floor(window * 0.8) : 32768;
-  }
-
   /** Before each request: compaction under the budget (see context-fit.ts). */
   private async fitContext(
     id: string,
@@ -384,13 +378,13 @@ export class ChatSession {
     sink: RunSink,
     force: boolean,
   ): Promise<string | undefined> {
-    this.fixedTokens = estimateTextTokens(system) + this.toolsFor(mode, target).tokens;
+    this.fixedTokens = estimateTextTokens(system) + this.listings.for(mode, target.model).tokens;
     const blocked = await fitContext({
       id,
       history: this.history,
       target,
-      budget: this.budgetFor(target),
-      keepTurns: this.projectNumber('keep_turns') ?? this.config.keep_turns,
+      budget: contextBudget(this.config, this.models.knownWindow(target)),
+      keepTurns: keepTurns(this.config),
       fixedTokens: this.fixedTokens,
       signal,
       force,
@@ -399,11 +393,6 @@ export class ChatSession {
     });
     this.requestEstimate = contextSize(this.history, this.fixedTokens).estimate;
     return blocked;
-  }
-
-  private projectNumber(key: string): number | undefined {
-    const value = (this.config.project as Record<string, unknown> | undefined)?.[key];
-    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
   }
 
   /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
@@ -501,37 +490,13 @@ export class ChatSession {
       mode,
       root: this.root(),
       date: new Date().toISOString().slice(0, 10),
-      tools: this.toolsFor(mode, target).tools,
+      tools: this.listings.for(mode, target.model).tools,
       instructions,
     });
   }
 
-  /** The tools a mode offers, described for the patch format the model writes best. */
-  private toolsFor(mode: Mode, target: ResolvedModel): { tools: ToolListing[]; tokens: number } {
-    const dialect = patchDialectFor(target.model);
-    const key = `${mode}:${dialect}`;
-    let listing = this.listings.get(key);
-    if (!listing) {
-      const tools = this.registry.list(mode, dialect);
-      listing = { tools, tokens: estimateTextTokens(JSON.stringify(tools)) };
-      this.listings.set(key, listing);
-    }
-    return listing;
-  }
-
   private root(): string {
     return this.config.cwd ?? this.options.cwd;
-  }
-
-  private projectString(key: string): string | undefined {
-    const value = (this.config.project as Record<string, unknown> | undefined)?.[key];
-    return typeof value === 'string' && value.trim() ? value : undefined;
-  }
-
-  private toolConfig() {
-    const build = this.projectString('build_command');
-    const test = this.projectString('test_command');
-    return { ...(build ? { build_command: build } : {}), ...(test ? { test_command: test } : {}) };
   }
 
   private toolEditor(signal: AbortSignal): Editor {
