@@ -251,13 +251,19 @@ async function runOnce(label, nvim, uis, anchor, server, answer, chunkSize) {
   const res = await doneP;
   clearTimeout(timeout);
   nvim.removeListener('notification', onNotify);
-  if (res === 'timeout') throw new Error(`${label}: no AgentRunDone within 90 s`);
+  if (res === 'timeout') {
+    const messages = await nvim
+      .lua(`return vim.api.nvim_exec2('messages', { output = true }).output`)
+      .catch(() => '');
+    throw new Error(`${label}: no AgentRunDone within 90 s${messages ? `; messages:\n${messages}` : ''}`);
+  }
   await sleep(AFTER_MS + 300);
   const got = await nvim.lua(COLLECT);
   const anchorTicks = await anchor.lua(ANCHOR_STOP);
 
   const req = server.modelRequests().at(-1);
-  const w = [...writes.values()].at(-1);
+  // The answer is the longest stream: the host makes short requests of its own too (a title).
+  const w = [...writes.values()].reduce((a, b) => (b.count > (a?.count ?? 0) ? b : a), undefined);
   if (!req?.lastByteAt || !w) throw new Error(`${label}: the scripted server recorded no stream`);
   const firstEvent = w.first;
   const lastByte = req.lastByteAt + monoMinusWall;

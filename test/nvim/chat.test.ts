@@ -237,4 +237,47 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await cursor())?.[0]).toBe(3);
   });
+
+  it('streams plain text past the parsed Markdown and highlights all of it when the answer ends', async () => {
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} has **bold ${i}** and \`code\`.`);
+    server = await startLlmServer({ turns: [{ text: paragraphs.join('\n\n'), chunkSize: 20, delayMs: 15 }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').open(); vim.cmd('wincmd t'); require('agent').send('write')`);
+    const midway = await waitFor(
+      () =>
+        t?.lua<{ held: boolean; cursor: number; lines: number } | null>(`
+          local chat = require('agent.ui.chat')
+          local buf = chat.transcript_buf()
+          local text = table.concat(chat.lines(), '\\n')
+          if not text:find('Paragraph 5 ', 1, true) then return vim.NIL end
+          return {
+            held = require('agent.ui.chat-markdown').held(buf),
+            cursor = vim.api.nvim_win_get_cursor(0)[1],
+            lines = vim.api.nvim_buf_line_count(buf),
+          }`),
+      10_000,
+      'the answer streaming',
+    );
+    // Streamed text is in the buffer at once, kept from the parser; the user's cursor stays put.
+    expect(midway.held).toBe(true);
+    expect(midway.cursor).toBe(1);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
+    const after = await t.lua<{ held: boolean; kinds: string[] }>(`
+      local buf = require('agent.ui.chat').transcript_buf()
+      local parser = vim.treesitter.highlighter.active[buf].tree
+      parser:parse(true)
+      local kinds = {}
+      for row, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        local col = line:find('bold 39', 1, true) or line:find('bold 0', 1, true)
+        if col then
+          local node = parser:named_node_for_range({ row - 1, col, row - 1, col + 1 }, { ignore_injections = false })
+          table.insert(kinds, node and node:type() or '')
+        end
+      end
+      return { held = require('agent.ui.chat-markdown').held(buf), kinds = kinds }`);
+    expect(after.held).toBe(false);
+    // The first and the last paragraph of the answer: both parsed as Markdown once it ended.
+    expect(after.kinds).toEqual(['strong_emphasis', 'strong_emphasis']);
+    expect(await t.lua<number>('return vim.api.nvim_win_get_cursor(0)[1]')).toBe(1);
+  });
 });

@@ -3,6 +3,8 @@
 local M = {}
 local H = {}
 
+local markdown = require('agent.ui.chat-markdown')
+
 ---@class agent.ChatCallbacks
 ---@field on_submit fun(text: string)
 ---@field on_help? fun()
@@ -193,6 +195,7 @@ end
 function M.stream(id, text, reasoning)
   local run = H.state.streaming[id] or { reasoning_open = false }
   H.state.streaming[id] = run
+  markdown.hold(M.transcript_buf())
   if reasoning and reasoning ~= '' then
     if not run.reasoning_open then
       run.reasoning_open = true
@@ -233,6 +236,7 @@ function M.end_run(id, outcome, err)
   local run = H.state.streaming[id]
   H.close_reasoning(run)
   H.state.streaming[id] = nil
+  markdown.release(M.transcript_buf())
   -- Every fold this run made exists in every transcript window (a window may have been busy or
   -- replaced while a fold was made); folds the user opened stay open.
   for i = run and run.first_detail or #H.state.details + 1, #H.state.details do
@@ -279,6 +283,7 @@ function M.tool(view)
   for _, run in pairs(H.state.streaming) do
     H.close_reasoning(run)
   end
+  markdown.release(buf)
   if not mark then
     local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
     if last ~= '' then H.append_text('\n') end
@@ -448,6 +453,7 @@ function M.clear()
   H.state.tools = {}
   H.state.details = {}
   local buf = M.transcript_buf()
+  markdown.release(buf)
   H.edit(buf, function()
     vim.api.nvim_buf_clear_namespace(buf, -1, 0, -1)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
@@ -533,6 +539,7 @@ function H.edit(buf, fn)
   vim.bo[buf].modifiable = true
   local ok, err = pcall(fn)
   vim.bo[buf].modifiable = false
+  markdown.sync(buf)
   for _, win in ipairs(followers) do
     H.follow_later(win)
   end
