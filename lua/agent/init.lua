@@ -147,13 +147,18 @@ function M.reply_permission(id, decision)
   require('agent.rpc').notify('permission_reply', { id = id, decision = decision })
 end
 
---- Answers an open ask_user question: one of its options or free text.
+--- Answers an open ask_user question: one of its options or free text. Without a reply the
+--- question is dismissed: the model is told the user did not answer, and the run goes on.
 ---@param id string the `id` from `AgentAskUser`
----@param reply string
+---@param reply? string
 function M.answer(id, reply)
-  vim.validate({ id = { id, 'string' }, reply = { reply, 'string' } })
+  vim.validate({ id = { id, 'string' }, reply = { reply, 'string', true } })
   require('agent.ui.prompt').cancel(id)
-  require('agent.rpc').notify('answer', { id = id, reply = reply })
+  if reply == nil then
+    require('agent.rpc').notify('answer', { id = id, dismissed = true })
+  else
+    require('agent.rpc').notify('answer', { id = id, reply = reply })
+  end
 end
 
 --- Implements the latest plan: switches to Agent, seeds the todos from its `## Tasks`, starts.
@@ -445,6 +450,11 @@ function H.show_help()
     'Chat',
     '  i  type    q  close    za  open a tool call or the reasoning',
     '  <CR>  open the file under the cursor    Q  changed files to quickfix',
+    '',
+    'Prompts',
+    '  permission  o once   a always   d/Esc deny   r deny with a reason',
+    '  question    1-9/<CR> pick   i type   q/Esc dismiss (the model is told)',
+    '              <C-w>c hide, :Agent prompt shows it again',
     '',
     'Commands',
     '  :Agent mode | model | approve off|edits|all | stop | clear | compact',

@@ -1,7 +1,7 @@
 import { ZodError } from 'zod';
 import type { ChatSession } from '../agent/chat-session.js';
 import type { RunSink } from '../agent/run-sink.js';
-import type { NvimEditor } from '../nvim/nvim-editor.js';
+import { type NvimEditor, QuestionDismissed } from '../nvim/nvim-editor.js';
 import { StreamBatcher } from '../nvim/stream-batcher.js';
 import type { UiClient } from '../nvim/ui-client.js';
 import {
@@ -111,8 +111,11 @@ export class HostService {
         return;
       }
       case 'answer': {
-        const { id, reply } = notificationSchemas.answer.parse(raw);
-        if (!this.editor?.answers.settle(id, reply)) this.logger.info(`stale answer ${id}`);
+        const { id, reply, dismissed } = notificationSchemas.answer.parse(raw);
+        const settled = dismissed
+          ? this.editor?.answers.fail(id, new QuestionDismissed())
+          : this.editor?.answers.settle(id, reply);
+        if (!settled) this.logger.info(`stale answer ${id}`);
         return;
       }
       case 'lsp_result': {

@@ -17,6 +17,17 @@ export interface PromptRequest {
 
 export type PromptDecision = 'once' | 'always' | 'deny' | { deny: string };
 
+/**
+ * What `askUser` rejects with when the user closes the question without answering (`q`/<Esc>).
+ * The ask_user tool recognises it by its name (tools may not import this layer).
+ */
+export class QuestionDismissed extends Error {
+  override name = 'QuestionDismissed';
+  constructor() {
+    super('The user dismissed the question without answering.');
+  }
+}
+
 export class NvimEditor {
   readonly permissionReplies = new PendingReplies<PromptDecision>();
   readonly answers = new PendingReplies<string>();

@@ -42,6 +42,15 @@ export class PendingReplies<T> {
     return true;
   }
 
+  /** Rejects the question with `err`; false when nobody waits for this id. */
+  fail(id: string, err: Error): boolean {
+    const entry = this.waiting.get(id);
+    if (!entry) return false;
+    this.waiting.delete(id);
+    entry.reject(err);
+    return true;
+  }
+
   ids(): string[] {
     return [...this.waiting.keys()];
   }

@@ -28,7 +28,8 @@ export const notificationSchemas = {
     id: z.string(),
     decision: z.union([z.enum(['once', 'always', 'deny']), z.object({ deny: z.string() })]),
   }),
-  answer: z.object({ id: z.string(), reply: z.string() }),
+  /** `dismissed`: the user closed the question without answering (`reply` is then ignored). */
+  answer: z.object({ id: z.string(), reply: z.string().default(''), dismissed: z.boolean().optional() }),
   lsp_result: z.object({ id: z.string(), result: z.unknown() }),
   /** Implement the latest plan: Agent mode, todos from its tasks, run. */
   build: z.object({ id: z.string() }),

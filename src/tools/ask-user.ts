@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from './define-tool.js';
+import { ToolError } from './tool-error.js';
 
 export const askUserTool = defineTool({
   name: 'ask_user',
@@ -16,7 +17,20 @@ export const askUserTool = defineTool({
   modes: ['ask', 'plan', 'agent'],
   mutates: false,
   async execute(args, ctx) {
-    const answer = await ctx.editor.askUser(args.question, args.options);
+    let answer: string;
+    try {
+      answer = await ctx.editor.askUser(args.question, args.options);
+    } catch (err) {
+      // The editor rejects with this name when the user closes the question (Esc) instead of
+      // answering; the run goes on and the model decides what to do without the answer.
+      if (err instanceof Error && err.name === 'QuestionDismissed') {
+        throw new ToolError(
+          'denied',
+          'The user dismissed the question without answering. Do not ask it again: go on with your best judgement and say which choice you made, or stop and explain what you need.',
+        );
+      }
+      throw err;
+    }
     return { answer, chose_option: args.options.includes(answer) };
   },
 });

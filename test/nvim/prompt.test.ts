@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+import { startLlmServer } from '../helpers/llm-server.js';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
 
 /**
  * Helpers loaded in every Neovim: requests whose callbacks record into `_G.got`, and a window
@@ -267,7 +268,8 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     ]);
     const hint = shown.lines.at(-1) as string;
     expect(hint).toContain('1-3/<CR> pick');
-    expect(hint).toContain("Esc hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
+    expect(hint).toContain('Esc dismiss');
+    expect(hint).toContain("<C-w>c hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(3);
     await keys('jj');
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(5);
@@ -297,13 +299,31 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect((await snapshot()).current).toBe(await origin());
   });
 
-  it('Esc hides a question; reopen() brings it back and the queue waits behind it', async () => {
-    await t.lua(`ask('h1', 'Continue?', { 'yes', 'no' }); perm('h2')`);
+  it('Esc and q dismiss a question: the callback gets nil, and the next prompt shows', async () => {
+    await t.lua(`ask('h1', 'Continue?', { 'yes', 'no' }); perm('h2'); ask('h3', 'Again?', { 'a', 'b' })`);
     await keys('<Esc>');
     let now = await snapshot();
+    expect(now.visible).toBe('h2');
+    expect(await t.lua(`return _G.got[1] and _G.got[1].id == 'h1' and _G.got[1].value == nil`)).toBe(true);
+    await keys('a');
+    expect((await snapshot()).visible).toBe('h3');
+    await keys('q');
+    now = await snapshot();
     expect(now.visible).toBeNull();
-    expect(now.pending).toEqual(['h1', 'h2']);
+    expect(now.pending).toEqual([]);
     expect(now.current).toBe(await origin());
+    expect(await got()).toEqual([{ id: 'h1' }, { id: 'h2', value: 'always' }, { id: 'h3' }]);
+    expect(await t.lua(`return P.reopen()`)).toBe(false);
+  });
+
+  it('<C-w>c hides a question; reopen() brings it back and the queue waits behind it', async () => {
+    await t.lua(`ask('h1', 'Continue?', { 'yes', 'no' }); perm('h2')`);
+    await t.nvim.input('<C-w>c');
+    let now = await waitFor(async () => {
+      const s = await snapshot();
+      return s.current === (await origin()) && s.visible === null ? s : undefined;
+    });
+    expect(now.pending).toEqual(['h1', 'h2']);
     expect(now.wins).toBe(2);
     expect(await got()).toEqual([]);
     expect(await t.lua(`return P.reopen()`)).toBe(true);
@@ -318,12 +338,9 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
       { id: 'h1', value: 'yes' },
       { id: 'h2', value: 'always' },
     ]);
-    expect(await t.lua(`return P.reopen()`)).toBe(false);
     // The caller can name its own way back (a command).
     await t.lua(`P.setup({ reopen_hint = ':Agent prompt' }); ask('h3', 'Again?', { 'a', 'b' })`);
-    expect((await snapshot()).lines.at(-1)).toMatch(/Esc hide for now, reopen with :Agent prompt$/);
-    await keys('q');
-    expect((await snapshot()).current).toBe(await origin());
+    expect((await snapshot()).lines.at(-1)).toMatch(/<C-w>c hide for now, reopen with :Agent prompt$/);
   });
 
   it('closing the float with :q or <C-w>c hides the prompt instead of answering it', async () => {
@@ -441,5 +458,41 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'i');
     await t.nvim.input('d');
     await waitFor(async () => (await t.lua<string>(`return vim.api.nvim_get_current_line()`)) === 'abcd');
+  });
+
+  it('Esc on a question from the model tells it the user dismissed it, and the run goes on', async () => {
+    const server = await startLlmServer({
+      turns: [
+        {
+          toolCalls: [
+            {
+              id: 'q',
+              name: 'ask_user',
+              arguments: { question: 'Tabs or spaces?', options: ['tabs', 'spaces'] },
+            },
+          ],
+        },
+        { text: 'Going with spaces, then.' },
+      ],
+    });
+    try {
+      await t.close();
+      t = await startNvim({ init: PRELUDE, env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+      await t.lua(`require('agent').send('format it', { mode = 'agent' })`);
+      await waitFor(async () => ((await snapshot()).visible ? true : undefined), 10_000, 'the question');
+      expect((await snapshot()).lines[0]).toBe('Tabs or spaces?');
+      await keys('<Esc>');
+      await waitFor(
+        async () => (await transcript(t)).includes('Going with spaces'),
+        10_000,
+        'the run going on',
+      );
+      const told = JSON.stringify(server.modelRequests()[1]?.body);
+      expect(told).toContain('dismissed the question without answering');
+      expect(await transcript(t)).toContain('⊘ ask_user');
+      expect((await snapshot()).pending).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

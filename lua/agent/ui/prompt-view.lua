@@ -128,12 +128,13 @@ function M.ask(entry, reopen_hint)
   local items = #options > 0 and { { range .. '/<CR>', 'pick' } } or {}
   vim.list_extend(items, {
     { 'i', 'type an answer' },
-    { 'Esc', 'hide for now, reopen with', reopen_hint },
+    { 'Esc', 'dismiss' },
+    { '<C-w>c', 'hide for now, reopen with', reopen_hint },
   })
   H.add_chunks(view, H.hint(items))
   view.footers = {
-    ' ↓ more · ' .. range .. ' pick · i type · Esc hide ',
-    ' ' .. range .. ' pick · i type · Esc hide ',
+    ' ↓ more · ' .. range .. ' pick · i type · Esc dismiss ',
+    ' ' .. range .. ' pick · i type · Esc dismiss ',
     ' ' .. range .. ' · i · Esc ',
   }
   return view

@@ -10,11 +10,11 @@
 --- `d`/`n`/`q`/`<Esc>` deny, `r` deny with a reason (an empty or cancelled reason goes back to
 --- the prompt).
 --- Question prompt: `1`..`9` or `<CR>` on a row pick an option, `j`/`k` move between rows,
---- `i`/`c` (or `<CR>` on the last row) type an answer; `q`/`<Esc>` hide it for now and `reopen()`
---- brings it back. Hiding rather than answering "cancelled" is deliberate: a question dismissed
---- by a stray key is not lost, and Stop still cancels it through the host.
---- Closing a prompt's window any other way (`:q`, `<C-w>c`, `:edit` in it) hides it too: it is
---- not an answer. A hidden prompt keeps its place at the head of the queue.
+--- `i`/`c` (or `<CR>` on the last row) type an answer; `q`/`<Esc>` dismiss it: the callback gets
+--- nil and the model is told the user did not answer.
+--- Closing a prompt's window any other way (`:q`, `<C-w>c`, `:edit` in it) only hides it, for
+--- a look at the code before answering: `reopen()` brings it back. A hidden prompt keeps its
+--- place at the head of the queue.
 --- Buffers have filetype `agent-prompt` and `b:agent_prompt = { id, kind }` for autocmds.
 local M = {}
 local H = {}
@@ -93,10 +93,11 @@ function M.permission(req, on_decision)
   H.enqueue({ kind = 'permission', id = req.id, req = req, callback = on_decision, done = false })
 end
 
---- Asks the user a question. `on_answer` receives the chosen option or the typed text, exactly
---- once. `<Esc>` only hides the question: `reopen()` shows it again.
+--- Asks the user a question. `on_answer` receives the chosen option or the typed text, or nil
+--- when the user dismisses the question (`q`/`<Esc>`), exactly once. Closing the window only
+--- hides it: `reopen()` shows it again.
 ---@param req agent.AskRequest
----@param on_answer fun(answer: string)
+---@param on_answer fun(answer: string|nil)
 function M.ask(req, on_answer)
   vim.validate({
     req = { req, 'table' },
@@ -315,14 +316,6 @@ function H.close_win()
   if win and vim.api.nvim_win_is_valid(win) then pcall(vim.api.nvim_win_close, win, true) end
 end
 
---- Takes the prompt off screen; it stays first in line until reopen() or cancel().
-function H.hide()
-  if not H.state.queue[1] then return end
-  H.state.hidden = true
-  H.close_win()
-  H.restore_focus()
-end
-
 --- Losing the window (:q, <C-w>c, :only) or its buffer (:edit in the float, :bwipeout) hides the
 --- prompt: it is not an answer.
 function H.watch(win, buf)
@@ -500,7 +493,7 @@ function H.map_ask(buf, entry)
     local row = vim.api.nvim_win_get_cursor(0)[1]
     if entry.rows[row] then choose(entry.rows[row]) end
   end, 'pick the answer under the cursor')
-  H.map(buf, { 'q', '<Esc>' }, H.hide, 'hide the question for now')
+  H.map(buf, { 'q', '<Esc>' }, function() H.finish(entry, nil) end, 'dismiss the question (the model is told)')
   H.map(buf, { 'j', '<Down>' }, function() H.move(entry, 1) end, 'next answer')
   H.map(buf, { 'k', '<Up>' }, function() H.move(entry, -1) end, 'previous answer')
 end
