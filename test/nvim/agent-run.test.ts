@@ -70,6 +70,8 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(buffer).toEqual(['first', 'new line', 'last']);
     const text = await transcript(t);
     expect(text).toMatch(/✓ edit_file notes\.txt \(\d+ ms\)/);
+    // The answer after the call is a paragraph of its own, below the folded details.
+    expect(text).toMatch(/ {2}```\n\nUpdated notes\.txt\./);
     // The call's details are folded under its header line.
     const fold = await t.lua<number[]>(`
       local w = require('agent.ui.chat').transcript_win()

@@ -211,6 +211,12 @@ function M.stream(id, text, reasoning)
       H.close_reasoning(run)
       H.append_text('\n')
     end
+    if run.after_tool then
+      -- A blank line between a tool's folded details and the answer that follows them.
+      run.after_tool = nil
+      local tail = vim.api.nvim_buf_get_lines(M.transcript_buf(), -3, -1, false)
+      if #tail == 2 and tail[2] == '' and tail[1] ~= '' then H.append_text('\n') end
+    end
     H.append_text(text)
   end
 end
@@ -282,6 +288,7 @@ function M.tool(view)
   local mark = H.state.tools[view.call_id]
   for _, run in pairs(H.state.streaming) do
     H.close_reasoning(run)
+    run.after_tool = true
   end
   markdown.release(buf)
   if not mark then
