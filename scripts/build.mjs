@@ -102,13 +102,35 @@ const bundleOptions = {
   legalComments: 'none',
   logLevel: 'warning',
 };
+// The tools' JSON Schemas, derived once here by the same code the host would run (see
+// src/tools/build-time-schemas.ts) and baked into the bundle.
+const schemaScript = path.join(root, 'dist', `tool-schemas.${process.pid}.cjs`);
+await build({
+  ...bundleOptions,
+  outdir: undefined,
+  outExtension: undefined,
+  outfile: schemaScript,
+  stdin: {
+    contents:
+      "const { ALL_TOOLS } = require('./src/tools/all-tools.ts');" +
+      'process.stdout.write(JSON.stringify(Object.fromEntries(ALL_TOOLS.map((t) => [t.name, t.parameters()]))));',
+    resolveDir: root,
+    loader: 'js',
+  },
+});
+let toolSchemas;
+try {
+  toolSchemas = execFileSync(process.execPath, [schemaScript], { encoding: 'utf8' });
+} finally {
+  fs.rmSync(schemaScript, { force: true });
+}
 await build({
   ...bundleOptions,
   entryPoints: {
     'host-main': path.join(root, 'src/host/main.ts'),
     rplugin: path.join(root, 'src/host/rplugin.ts'),
   },
-  define: { __AGENT_VERSION__: JSON.stringify(version) },
+  define: { __AGENT_VERSION__: JSON.stringify(version), __AGENT_TOOL_SCHEMAS__: JSON.stringify(toolSchemas) },
   plugins: [dropWinston, splitAnthropic],
   // import() of the split-out SDK becomes a lazy require: the starter compiles the bundle with
   // vm.Script, which has no loader for dynamic imports on Node 20.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { buildTimeSchema } from './build-time-schemas.js';
 import { capOutput } from './cap-output.js';
 import type { Mode, PatchDialect, ToolCallContext } from './tool-context.js';
 import { fail, isFailure, ToolError, type ToolFailure } from './tool-error.js';
@@ -68,6 +69,7 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
     describe: (dialect) => spec.descriptionFor?.[dialect] ?? spec.description,
     mutates: spec.mutates,
     parameters() {
+      parameters ??= buildTimeSchema(spec.name);
       if (!parameters) {
         // io: 'input' keeps fields with defaults optional, which is what the model may send.
         const { $schema: _ignored, ...schema } = z.toJSONSchema(spec.schema, { io: 'input' }) as Record<

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createToolRegistry } from '../../src/tools/all-tools.js';
+import type { ToolListing } from '../../src/tools/registry.js';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
 
@@ -70,6 +72,14 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(buffer).toEqual(['first', 'new line', 'last']);
     const text = await transcript(t);
     expect(text).toMatch(/✓ edit_file notes\.txt \(\d+ ms\)/);
+    // The bundle's tool declarations (schemas baked in at build time) are what the tools derive.
+    const first = server.modelRequests()[0]?.body as { tools?: { function: ToolListing }[] } | undefined;
+    const sent = first?.tools ?? [];
+    expect(sent.map((t) => ({ ...t.function, description: '' }))).toEqual(
+      createToolRegistry()
+        .list('agent')
+        .map((t) => ({ ...t, description: '' })),
+    );
     // The answer after the call is a paragraph of its own, below the folded details.
     expect(text).toMatch(/ {2}```\n\nUpdated notes\.txt\./);
     // The call's details are folded under its header line.
