@@ -266,10 +266,10 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
       ' 3  mocha',
       ' i  Type your own answer…',
     ]);
-    const hint = shown.lines.at(-1) as string;
+    const hint = shown.lines.at(-2) as string;
     expect(hint).toContain('1-3/<CR> pick');
     expect(hint).toContain('Esc dismiss');
-    expect(hint).toContain("<C-w>c hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
+    expect(shown.lines.at(-1)).toBe("<C-w>c hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(3);
     await keys('jj');
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(5);

@@ -126,12 +126,10 @@ function M.ask(entry, reopen_hint)
   table.insert(view.lines, '')
   local range = #options > 1 and ('1-' .. math.min(#options, 9)) or '1'
   local items = #options > 0 and { { range .. '/<CR>', 'pick' } } or {}
-  vim.list_extend(items, {
-    { 'i', 'type an answer' },
-    { 'Esc', 'dismiss' },
-    { '<C-w>c', 'hide for now, reopen with', reopen_hint },
-  })
+  vim.list_extend(items, { { 'i', 'type an answer' }, { 'Esc', 'dismiss' } })
   H.add_chunks(view, H.hint(items))
+  -- A line of its own: wrapped, the key would break at its hyphen.
+  H.add_chunks(view, H.hint({ { '<C-w>c', 'hide for now, reopen with', reopen_hint } }))
   view.footers = {
     ' ↓ more · ' .. range .. ' pick · i type · Esc dismiss ',
     ' ' .. range .. ' pick · i type · Esc dismiss ',
