@@ -269,7 +269,9 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     const hint = shown.lines.at(-2) as string;
     expect(hint).toContain('1-3/<CR> pick');
     expect(hint).toContain('Esc dismiss');
-    expect(shown.lines.at(-1)).toBe("<C-w>c hide for now, reopen with :lua require('agent.ui.prompt').reopen()");
+    expect(shown.lines.at(-1)).toBe(
+      "<C-w>c hide for now, reopen with :lua require('agent.ui.prompt').reopen()",
+    );
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(3);
     await keys('jj');
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(5);
