@@ -66,6 +66,8 @@ export class ChatSession {
   private readonly reads = new ReadLedger();
   private readonly registry: ToolRegistry = createToolRegistry();
   private running: AbortController | undefined;
+  /** Settles when the latest prompt's run has wound up (saved, reported, released). */
+  private runEnded: Promise<void> = Promise.resolve();
   private lastModel: string | undefined;
   private latestPlan: string | undefined;
   private readonly permissions = new PermissionService();
@@ -151,6 +153,10 @@ export class ChatSession {
     }
     const controller = new AbortController();
     this.running = controller;
+    let ended = () => {};
+    this.runEnded = new Promise((resolve) => {
+      ended = resolve;
+    });
     try {
       const target = await this.resolveModel(request.model);
       if (!target) {
@@ -231,6 +237,7 @@ export class ChatSession {
     } finally {
       await this.recorder.endRun();
       if (this.running === controller) this.running = undefined;
+      ended();
     }
   }
 
@@ -397,6 +404,8 @@ export class ChatSession {
 
   /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
   async build(id: string, sink: RunSink): Promise<void> {
+    // The preview opens as the plan run winds up (saving the session); a quick Build waits for it.
+    await this.runEnded;
     if (!this.latestPlan) {
       sink.done(id, 'failed', 'There is no plan to build yet: ask for one in Plan mode.');
       return;

@@ -259,6 +259,29 @@ describe('agent loop', () => {
     expect(b.seen.done[0]?.completion?.changed_files).toEqual(['hello.txt']);
   });
 
+  it('Build pressed while a run is still going waits for it instead of failing', async () => {
+    const plan = '# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n';
+    const { chat } = await session(
+      [
+        { text: `Plan:\n<proposed_plan>\n${plan}</proposed_plan>` },
+        { text: 'One more thought, slowly.', chunkSize: 2, delayMs: 20 },
+        {
+          toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'hello.txt', content: 'hi\n' } }],
+        },
+        { text: 'Built.' },
+      ],
+      new FakeEditor(),
+    );
+    chat.setMode('plan');
+    await chat.prompt({ id: '1', text: 'plan a greeting' }, recorder().sink);
+    const slow = chat.prompt({ id: '2', text: 'anything else?' }, recorder().sink);
+    const b = recorder();
+    await chat.build('3', b.sink);
+    await slow;
+    expect(b.seen.done).toEqual([expect.objectContaining({ outcome: 'done' })]);
+    expect(fs.readFileSync(path.join(project, 'hello.txt'), 'utf8')).toBe('hi\n');
+  });
+
   it('applies permission rules and auto-approve before asking, and remembers "always"', async () => {
     const editor = new FakeEditor();
     editor.decide = (r) => (r.pattern.startsWith('touch') ? 'always' : 'once');
