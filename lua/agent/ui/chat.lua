@@ -3,6 +3,7 @@
 local M = {}
 local H = {}
 
+local chat_files = require('agent.ui.chat-files')
 local markdown = require('agent.ui.chat-markdown')
 
 ---@class agent.ChatCallbacks
@@ -36,8 +37,9 @@ function M.transcript_buf()
   pcall(vim.treesitter.start, buf, 'markdown')
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
-  vim.keymap.set('n', '<CR>', M.open_file_under_cursor, { buffer = buf, desc = 'agent: open the file under the cursor' })
-  vim.keymap.set('n', 'Q', M.changed_to_quickfix, { buffer = buf, desc = 'agent: changed files to the quickfix list' })
+  local function open_file() chat_files.open_under_cursor({ H.state.transcript, H.state.input }) end
+  vim.keymap.set('n', '<CR>', open_file, { buffer = buf, desc = 'agent: open the file under the cursor' })
+  vim.keymap.set('n', 'Q', function() chat_files.to_quickfix(H.state.last_changed) end, { buffer = buf, desc = 'agent: changed files to the quickfix list' })
   vim.keymap.set('n', '?', function()
     if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
   end, { buffer = buf, desc = 'agent: keys and modes' })
@@ -199,10 +201,8 @@ function M.stream(id, text, reasoning)
   if reasoning and reasoning ~= '' then
     if not run.reasoning_open then
       run.reasoning_open = true
-      local buf = M.transcript_buf()
-      local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
-      if last ~= '' then H.append_text('\n') end
-      run.reasoning_start = vim.api.nvim_buf_line_count(buf)
+      H.end_line()
+      run.reasoning_start = vim.api.nvim_buf_line_count(M.transcript_buf())
     end
     H.append_text(reasoning, 'AgentReasoning')
   end
@@ -252,9 +252,7 @@ function M.end_run(id, outcome, err)
       if missing then H.fold(win, range) end
     end
   end
-  local buf = M.transcript_buf()
-  local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
-  if last ~= '' then H.append_text('\n') end
+  H.end_line()
   if outcome == 'failed' then
     M.append_lines({ '', '> [!ERROR] ' .. (err or 'the run failed') }, 'AgentError')
   elseif outcome == 'cancelled' then
@@ -292,8 +290,7 @@ function M.tool(view)
   end
   markdown.release(buf)
   if not mark then
-    local last = vim.api.nvim_buf_get_lines(buf, -2, -1, false)[1] or ''
-    if last ~= '' then H.append_text('\n') end
+    H.end_line()
     M.append_lines({ header })
     local row = vim.api.nvim_buf_line_count(buf) - 1
     H.state.tools[view.call_id] = vim.api.nvim_buf_set_extmark(buf, H.state.tool_ns, row, 0, {})
@@ -356,45 +353,6 @@ function H.refold(win)
   end
 end
 
---- Opens the file named under the cursor (a changed file, a tool's path) in the window the user
---- came from, or in a new split when the chat is the only thing on screen.
-function M.open_file_under_cursor()
-  local name = vim.fn.expand('<cfile>')
-  if name == '' or vim.fn.filereadable(name) == 0 then
-    vim.notify('agent: no file under the cursor', vim.log.levels.INFO)
-    return
-  end
-  local target
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    local b = vim.api.nvim_win_get_buf(win)
-    if b ~= H.state.transcript and b ~= H.state.input and vim.api.nvim_win_get_config(win).relative == '' then
-      target = win
-      break
-    end
-  end
-  if target then
-    vim.api.nvim_set_current_win(target)
-    vim.cmd.edit(vim.fn.fnameescape(name))
-  else
-    vim.cmd('topleft vsplit ' .. vim.fn.fnameescape(name))
-  end
-end
-
---- Puts the last run's changed files in the quickfix list and opens it.
-function M.changed_to_quickfix()
-  local files = H.state.last_changed or {}
-  if #files == 0 then
-    vim.notify('agent: the last run changed no files', vim.log.levels.INFO)
-    return
-  end
-  local items = {}
-  for _, f in ipairs(files) do
-    table.insert(items, { filename = f, lnum = 1, text = 'changed by the agent' })
-  end
-  vim.fn.setqflist({}, ' ', { title = 'agent: changed files', items = items })
-  vim.cmd('botright copen')
-end
-
 --- The completion entry: outcome, changed files and the checks actually run.
 ---@param p { outcome: string, changed_files?: string[], checks?: { command: string, exit_code: integer|nil, passed: boolean }[], steps?: integer }
 function M.completion(p)
@@ -419,8 +377,7 @@ function M.completion(p)
     end
     table.insert(lines, '> Changed: ' .. table.concat(files, ', ') .. '  (<CR> opens, Q lists)')
   end
-  local last = vim.api.nvim_buf_get_lines(M.transcript_buf(), -2, -1, false)[1] or ''
-  if last ~= '' then H.append_text('\n') end
+  H.end_line()
   M.append_lines(lines, p.outcome == 'done' and 'AgentNotice' or 'AgentWarn')
 end
 
@@ -576,6 +533,12 @@ end
 function H.scroll_to_end(win)
   local buf = vim.api.nvim_win_get_buf(win)
   pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
+end
+
+--- Ends the transcript's last line when it holds text, so what comes next starts a line.
+function H.end_line()
+  local last = vim.api.nvim_buf_get_lines(M.transcript_buf(), -2, -1, false)[1] or ''
+  if last ~= '' then H.append_text('\n') end
 end
 
 --- Appends text (which may hold newlines) at the very end of the transcript.
