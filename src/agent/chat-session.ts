@@ -30,7 +30,7 @@ import { contextBudget, keepTurns, projectString, toolConfig } from './project-s
 import type { RunSink } from './run-sink.js';
 import { runStatus } from './run-status.js';
 import { SessionRecorder } from './session-recorder.js';
-import { TITLE_TIMEOUT_MS, titleFromModel } from './session-title-model.js';
+import { SessionTitler } from './session-titler.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { type EditorPort, HEADLESS_EDITOR, toolEditor } from './tool-editor.js';
 import { ToolListings } from './tool-listings.js';
@@ -87,13 +87,13 @@ export class ChatSession {
   private readonly listings: ToolListings;
   /** The model a resumed session used, until the user picks another. */
   private resumedModel: string | undefined;
-  /** The title request in flight, if any (see refineTitle). */
-  private titling: AbortController | undefined;
+  private readonly titler: SessionTitler;
 
   constructor(private readonly options: ChatSessionOptions) {
     this.recorder = this.newRecorder();
     this.models = new ModelResolver(this.config, options.env, options.logger);
     this.listings = new ToolListings(this.registry);
+    this.titler = new SessionTitler(options.logger);
   }
 
   configure(raw: unknown): void {
@@ -253,32 +253,11 @@ export class ChatSession {
     });
   }
 
-  /**
-   * After the session's first completed turn: the model's short title replaces the heuristic one,
-   * unless the user renamed the session meanwhile. In the background; failures are only logged.
-   */
+  /** After the session's first completed turn the model may name it (see SessionTitler). */
   private refineTitle(target: ResolvedModel, prompt: string): void {
-    const session = this.recorder.titleInfo();
-    if (this.config.titles !== 'model' || !session) return;
+    if (this.config.titles !== 'model') return;
     if (this.history.messages.filter((m) => m.role === 'user').length !== 1) return;
-    this.titling?.abort();
-    const controller = new AbortController();
-    this.titling = controller;
-    titleFromModel({
-      provider: target.provider,
-      model: target.model,
-      prompt,
-      answer: lastAssistant(this.history)?.text ?? '',
-      signal: AbortSignal.any([controller.signal, AbortSignal.timeout(TITLE_TIMEOUT_MS)]),
-    })
-      .then((title) => (title ? this.recorder.retitle(session.id, session.title, title) : undefined))
-      .catch((err: unknown) => {
-        if (!controller.signal.aborted)
-          this.options.logger.warn('no session title from the model:', redact(String(err)));
-      })
-      .finally(() => {
-        if (this.titling === controller) this.titling = undefined;
-      });
+    this.titler.refine(this.recorder, target, prompt, lastAssistant(this.history)?.text ?? '');
   }
 
   // Sessions ----------------------------------------------------------------------------------
@@ -297,7 +276,7 @@ export class ChatSession {
     if (this.running) throw new Error('A run is in progress; stop it before resuming a session.');
     const data = await this.recorder.resume(this.root(), id);
     if (!data) return undefined;
-    this.titling?.abort();
+    this.titler.cancel();
     this.history = { version: 1, messages: data.messages };
     this.mode = data.meta.mode;
     this.modeSetByUser = true;
@@ -476,7 +455,7 @@ export class ChatSession {
 
   clear(): void {
     this.stop();
-    this.titling?.abort();
+    this.titler.cancel();
     this.history = createHistory();
     this.todos.set([]);
     this.reads.clear();
@@ -489,7 +468,7 @@ export class ChatSession {
   /** Releases the session's lock (Neovim is quitting). */
   async shutdown(): Promise<void> {
     this.stop();
-    this.titling?.abort();
+    this.titler.cancel();
     await this.recorder.close();
     await (await this.store)?.close();
   }
