@@ -15,6 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { benchNvim, embedNvim, ensureBuilt, fmt, importTs, root } from './lib.mjs';
@@ -28,6 +29,18 @@ const MARKER = 'ZZENDOFANSWERZZ';
 
 const hr = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether a connection to the socket is accepted (not merely whether its file exists). */
+function accepts(socket) {
+  return new Promise((resolve) => {
+    const probe = net.connect(socket);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
 
 // --- the answer --------------------------------------------------------------------------------
 
@@ -381,7 +394,8 @@ async function tmuxNvim(bin, env) {
   let uis = 0;
   try {
     const deadline = Date.now() + 10_000;
-    while (!fs.existsSync(socket)) {
+    // The socket file appears at bind(), a moment before Neovim listens on it.
+    while (!(await accepts(socket))) {
       if (Date.now() > deadline) throw new Error('the Neovim in tmux never opened its socket');
       await sleep(20);
     }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
@@ -17,6 +18,17 @@ export interface TuiNvim {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function accepts(socket: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(socket);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
 
 /**
  * Neovim's own terminal UI in a tmux pane of the given size, with the plugin first on
@@ -79,7 +91,9 @@ export async function startTui(
     fs.rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 10_000;
-  while (!fs.existsSync(socket)) {
+  // The socket file appears at bind(), a moment before Neovim listens on it: wait until a
+  // connection is accepted, or the client below would fail with ECONNREFUSED.
+  while (!(await accepts(socket))) {
     if (Date.now() > deadline) {
       cleanup();
       throw new Error('the Neovim in tmux never opened its socket');
