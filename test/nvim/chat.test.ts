@@ -262,7 +262,7 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(midway.held).toBe(true);
     expect(midway.cursor).toBe(1);
     await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
-    const after = await t.lua<{ held: boolean; kinds: string[] }>(`
+    const after = await t.lua<{ held: boolean; kinds: string[]; slots: number; chunks: number }>(`
       local buf = require('agent.ui.chat').transcript_buf()
       local parser = vim.treesitter.highlighter.active[buf].tree
       parser:parse(true)
@@ -274,8 +274,21 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
           table.insert(kinds, node and node:type() or '')
         end
       end
-      return { held = require('agent.ui.chat-markdown').held(buf), kinds = kinds }`);
+      -- The answer was parsed in pieces: its own chunks beside the one before it, in a fixed
+      -- number of slots (a change of that number would drop every tree).
+      local chunks = 0
+      for _, region in pairs(parser:included_regions()) do
+        if region[1][4] > region[1][1] then chunks = chunks + 1 end
+      end
+      return {
+        held = require('agent.ui.chat-markdown').held(buf),
+        kinds = kinds,
+        slots = vim.tbl_count(parser:included_regions()),
+        chunks = chunks,
+      }`);
     expect(after.held).toBe(false);
+    expect(after.slots).toBe(24);
+    expect(after.chunks).toBeGreaterThanOrEqual(2);
     // The first and the last paragraph of the answer: both parsed as Markdown once it ended.
     expect(after.kinds).toEqual(['strong_emphasis', 'strong_emphasis']);
     expect(await t.lua<number>('return vim.api.nvim_win_get_cursor(0)[1]')).toBe(1);

@@ -1,39 +1,55 @@
---- Keeps the answer being streamed out of the transcript's Markdown parser.
+--- Keeps the transcript's Markdown parsing cheap while answers stream into it.
 ---
---- Every change to a Treesitter-highlighted buffer makes the highlighter re-parse it and re-run
---- the injection query (markdown -> markdown_inline for every paragraph) over the whole document:
---- on Neovim 0.10 synchronously on each redraw, on 0.12 in 3 ms slices, and on every version with
---- a cost that grows with the transcript. Streamed text changes the buffer 30 times a second, so a
---- long answer stalled the editor more the longer it got.
+--- Treesitter's Markdown parser re-reads a whole document on every change: an incremental parse
+--- costs as much as a fresh one (about 30 ms for a 20,000-word transcript). Streamed text changes
+--- the buffer 30 times a second, so a long answer stalled the editor more the longer it got.
 ---
---- While text streams, the parser's root is limited (`LanguageTree:set_included_regions`) to the
---- lines before the text being written, so appends below it leave every tree valid and a redraw
---- only highlights what is on screen. The region moves down at paragraph boundaries (at most once
---- a second: each move runs the injection query once) and to the end when the text stops (a tool
---- call, the end of the run). Until then the newest lines show as plain text.
+--- Two things bound that cost:
+--- - **Chunks.** The parser's root is given several regions (`LanguageTree:set_included_regions`),
+---   each parsed as its own tree: the transcript up to the first answer, then the pieces each
+---   answer was streamed in. A change re-parses only the chunk it lands in. The slot count is
+---   fixed because Neovim drops every tree when the number of regions changes; free slots hold
+---   an empty range. When they run out, the two smallest neighbours merge.
+--- - **Holding.** While text streams, the newest lines belong to no chunk, so appends leave every
+---   tree valid. At a paragraph boundary (at most once a second, never inside a fence) the held
+---   lines become a new chunk; when the text stops (a tool call, the end of the run) the rest does.
+---   Until then the newest paragraph shows as plain text.
+---
+--- A chunk boundary is a blank line outside a fence, so every chunk is whole Markdown blocks.
 local M = {}
 local H = {}
 
---- An included range ending this far away covers the buffer and everything appended to it
---- (Treesitter shifts a range's end by each edit before it), like the default "no regions".
---- Not `{}` (Neovim 0.12 then loops in the injection pass) nor much larger (2^30 hangs 0.12's
---- highlighter too).
-H.WHOLE = { { { 0, 0, 0, 2 ^ 20, 0, 2 ^ 20 } } }
+--- Regions the root parser always has. More slots mean fewer merges and a little more work per
+--- parse (one tree each).
+H.SLOTS = 24
 
---- How often the parsed region may move down while text streams, in ms.
+--- The last chunk ends this far away, covering the buffer and everything appended to it
+--- (Treesitter shifts a range's end by each edit before it). Not `{}` (Neovim 0.12 then loops in
+--- the injection pass) nor a row of 2^30 (that hangs 0.12's highlighter too).
+H.FAR_ROW = 2 ^ 20
+H.FAR_BYTE = 2 ^ 30
+
+--- An unused slot: an empty range at the top, where the transcript never changes.
+H.EMPTY = { 0, 0, 0, 0, 0, 0 }
+
+--- How often the held lines may become a chunk while text streams, in ms.
 M.advance_ms = 1000
 
 H.ns = vim.api.nvim_create_namespace('agent.chat.markdown')
 
----@class agent.MarkdownHold
----@field mark integer extmark at the end of the parsed region
----@field scanned integer 0-based row up to which the streamed lines were scanned for boundaries
+---@class agent.MarkdownChunk
+---@field slot integer the parser region it is parsed as
+---@field mark integer|nil extmark at its first row (nil: the first chunk, which starts at row 0)
+
+---@class agent.MarkdownState
+---@field chunks agent.MarkdownChunk[] in buffer order
+---@field hold integer|nil extmark at the end of the parsed text while text streams below it
+---@field scanned integer 0-based row up to which the held lines were scanned for boundaries
 ---@field fence string|nil the fence (``` or ~~~) open at row `scanned`
 ---@field boundary integer|nil 0-based row of the last blank line outside a fence seen so far
----@field moved number hrtime (ms) of the last move
----@field released boolean|nil the whole buffer is asked for; the entry goes once the parser has it
+---@field moved number hrtime (ms) the held lines last became a chunk
 
-H.holds = {} ---@type table<integer, agent.MarkdownHold>
+H.states = {} ---@type table<integer, agent.MarkdownState>
 
 ---@param buf integer
 ---@return vim.treesitter.LanguageTree|nil
@@ -41,106 +57,231 @@ function H.parser(buf)
   -- The tree the highlighter parses (the buffer's filetype is not the parser's language).
   local highlighter = vim.treesitter.highlighter.active[buf]
   local parser = highlighter and highlighter.tree
-  if parser and parser.set_included_regions and parser.trees then return parser end
+  if parser and parser.set_included_regions and parser.included_regions and parser.trees then return parser end
 end
 
 ---@param buf integer
----@param region table
-function H.set(buf, region)
-  local parser = H.parser(buf)
-  if parser then pcall(parser.set_included_regions, parser, region) end
+---@return agent.MarkdownState|nil
+function H.state(buf)
+  local state = H.states[buf]
+  if state or not H.parser(buf) then return state end
+  state = { chunks = { { slot = 1 } }, scanned = 0, moved = 0 }
+  H.states[buf] = state
+  return state
+end
+
+--- Gives the parser its slots; cheapest right after Treesitter starts on the empty transcript.
+---@param buf integer
+function M.attach(buf)
+  local state = H.state(buf)
+  if state then H.apply(buf, state) end
 end
 
 --- Parses only what is above the last line from now on (text streams into the last line).
 ---@param buf integer
 function M.hold(buf)
-  if M.held(buf) or not H.parser(buf) then return end
+  local state = H.state(buf)
+  if not state or state.hold then return end
   local last = vim.api.nvim_buf_line_count(buf) - 1
   if last < 1 then return end
-  -- End before the newline of the line above: an insert exactly at a range's end would stretch
-  -- the range without invalidating its tree.
-  local col = #(vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or '')
-  H.holds[buf] = {
-    mark = vim.api.nvim_buf_set_extmark(buf, H.ns, last - 1, col, {}),
-    scanned = last,
-    moved = vim.uv.hrtime() / 1e6,
-  }
-  M.sync(buf)
+  H.tidy(buf, state)
+  -- A last chunk holding nothing above the streamed line gives its slot back.
+  local rows = H.rows(buf, state)
+  while #state.chunks > 1 and rows[#rows] >= last do
+    H.drop(buf, state, #state.chunks)
+    rows[#rows] = nil
+  end
+  state.hold = H.line_end_mark(buf, last - 1)
+  state.scanned = last
+  state.fence, state.boundary = nil, nil
+  state.moved = vim.uv.hrtime() / 1e6
+  H.apply(buf, state)
 end
 
---- Lets the parser see the whole buffer again.
+--- Lets the parser see every line again: the held ones become the last chunk.
 ---@param buf integer
 function M.release(buf)
-  local hold = H.holds[buf]
-  if not hold or hold.released then return end
-  hold.released = true
-  pcall(vim.api.nvim_buf_del_extmark, buf, H.ns, hold.mark)
-  M.sync(buf)
+  local state = H.states[buf]
+  if not state or not state.hold then return end
+  local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.hold, {})
+  pcall(vim.api.nvim_buf_del_extmark, buf, H.ns, state.hold)
+  state.hold = nil
+  H.tidy(buf, state)
+  if pos[1] and pos[1] + 1 < vim.api.nvim_buf_line_count(buf) then H.add_chunk(buf, state, pos[1] + 1) end
+  H.apply(buf, state)
 end
 
 ---@param buf integer
 ---@return boolean whether the newest lines are kept from the parser
-function M.held(buf) return H.holds[buf] ~= nil and not H.holds[buf].released end
+function M.held(buf) return H.states[buf] ~= nil and H.states[buf].hold ~= nil end
 
---- After an edit: moves the region down to the last paragraph boundary when it is time, and
---- (re)applies it: Neovim 0.10 and 0.12 rebuild the regions from the current tree on an edit,
---- so a region set after the last parse is lost when an edit comes first.
+--- After an edit: turns the held lines into a chunk when it is time, and (re)applies the regions.
+--- Neovim rebuilds the regions from its trees on an edit, so regions set after the last parse
+--- are lost when an edit comes first.
 ---@param buf integer
 function M.sync(buf)
-  local hold = H.holds[buf]
-  if not hold then return end
-  local parser = H.parser(buf)
-  if not parser then
-    H.holds[buf] = nil
+  local state = H.states[buf]
+  if not state then return end
+  if not H.parser(buf) then
+    H.states[buf] = nil
     return
   end
-  -- What the parser has applied: the tree's ranges (the regions it was told are set at once).
-  local tree = parser:trees()[1]
-  local ranges = tree and tree:included_ranges(false) or {}
-  local range = #ranges == 1 and ranges[1][1] == 0 and ranges[1][2] == 0 and ranges[1] or nil
-  if hold.released then
-    if range and range[3] >= H.WHOLE[1][1][4] / 2 then
-      H.holds[buf] = nil
-    else
-      H.set(buf, vim.deepcopy(H.WHOLE))
-    end
-    return
-  end
+  H.tidy(buf, state)
   local now = vim.uv.hrtime() / 1e6
-  if now - hold.moved >= M.advance_ms then
-    H.scan(buf, hold)
-    if hold.boundary then
-      hold.moved = now
-      local row = hold.boundary - 1
-      local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
-      vim.api.nvim_buf_set_extmark(buf, H.ns, row, col, { id = hold.mark })
-      hold.boundary = nil
+  if state.hold and now - state.moved >= M.advance_ms then
+    H.scan(buf, state)
+    local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.hold, {})
+    -- The lines from below the parsed text to the boundary's blank line make the new chunk.
+    if pos[1] and state.boundary and state.boundary - 1 > pos[1] then
+      state.moved = now
+      H.add_chunk(buf, state, pos[1] + 1)
+      H.line_end_mark(buf, state.boundary - 1, state.hold)
+      state.boundary = nil
     end
   end
-  local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, hold.mark, {})
-  if not pos[1] or (range and range[3] == pos[1] and range[4] == pos[2]) then return end
-  H.set(buf, { { { 0, 0, pos[1], pos[2] } } })
+  H.apply(buf, state)
+end
+
+--- Drops chunks whose first line is gone (the transcript was cleared or replaced).
+function H.tidy(buf, state)
+  local last = -1
+  local i = 2
+  while i <= #state.chunks do
+    local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.chunks[i].mark, {})
+    if not pos[1] or pos[1] <= last or pos[1] == 0 then
+      H.drop(buf, state, i)
+    else
+      last = pos[1]
+      i = i + 1
+    end
+  end
+  if state.hold and not vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.hold, {})[1] then state.hold = nil end
+end
+
+---@return integer[] the first row of each chunk
+function H.rows(buf, state)
+  local rows = { 0 }
+  for i = 2, #state.chunks do
+    rows[i] = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.chunks[i].mark, {})[1]
+  end
+  return rows
+end
+
+--- Merges chunk i into the one before it; its slot becomes free.
+function H.drop(buf, state, i)
+  pcall(vim.api.nvim_buf_del_extmark, buf, H.ns, state.chunks[i].mark)
+  table.remove(state.chunks, i)
+end
+
+--- Starts a chunk at `row`, merging the two smallest neighbours first when no slot is free.
+function H.add_chunk(buf, state, row)
+  if #state.chunks >= H.SLOTS then
+    local rows = H.rows(buf, state)
+    local function size(i)
+      return vim.api.nvim_buf_get_offset(buf, rows[i + 1] or row) - vim.api.nvim_buf_get_offset(buf, rows[i])
+    end
+    local best, smallest = 2, math.huge
+    for i = 2, #state.chunks do
+      local joined = size(i - 1) + size(i)
+      if joined < smallest then
+        best, smallest = i, joined
+      end
+    end
+    H.drop(buf, state, best)
+  end
+  local used = {}
+  for _, chunk in ipairs(state.chunks) do
+    used[chunk.slot] = true
+  end
+  local slot = 1
+  while used[slot] do
+    slot = slot + 1
+  end
+  table.insert(state.chunks, { slot = slot, mark = vim.api.nvim_buf_set_extmark(buf, H.ns, row, 0, {}) })
+end
+
+--- Places (or moves) a mark at the end of `row`, before its newline: an insert exactly at a
+--- range's end would stretch the range without invalidating its tree, and on Neovim 0.10 a range
+--- ending just after a newline can crash Treesitter.
+function H.line_end_mark(buf, row, id)
+  local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
+  return vim.api.nvim_buf_set_extmark(buf, H.ns, row, col, { id = id })
+end
+
+--- The regions the parser should have, one per slot.
+---@return table[]
+function H.regions(buf, state)
+  local regions = {}
+  for slot = 1, H.SLOTS do
+    regions[slot] = { vim.deepcopy(H.EMPTY) }
+  end
+  local rows = H.rows(buf, state)
+  local offset = function(row, col) return vim.api.nvim_buf_get_offset(buf, row) + col end
+  for i, chunk in ipairs(state.chunks) do
+    local range
+    local start = rows[i]
+    if rows[i + 1] then
+      local row = rows[i + 1] - 1
+      local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
+      range = { start, 0, offset(start, 0), row, col, offset(row, col) }
+    elseif state.hold then
+      local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.hold, {})
+      range = { start, 0, offset(start, 0), pos[1], pos[2], offset(pos[1], pos[2]) }
+    else
+      range = { start, 0, offset(start, 0), H.FAR_ROW, 0, H.FAR_BYTE }
+    end
+    regions[chunk.slot] = { range }
+  end
+  return regions
+end
+
+--- Hands the regions to the parser unless it has them already. A far end counts as applied
+--- wherever edits have shifted it.
+function H.apply(buf, state)
+  local parser = H.parser(buf)
+  if not parser then return end
+  local want = H.regions(buf, state)
+  local have = parser:included_regions()
+  if vim.tbl_count(have) ~= H.SLOTS then
+    -- New to this parser (or it lost slots): every slot needs a tree. Neovim rebuilds the
+    -- regions from the trees after an edit, and empty ranges are only parsed by a full parse;
+    -- a slot without a tree would vanish at the next edit and change the count again.
+    pcall(parser.set_included_regions, parser, want)
+    pcall(parser.parse, parser, true)
+    return
+  end
+  local same = true
+  for slot = 1, #want do
+    if not same then break end
+    local a, b = want[slot][1], have[slot] and have[slot][1]
+    same = b ~= nil
+      and #(have[slot]) == 1
+      and a[1] == b[1]
+      and a[2] == b[2]
+      and (a[4] == H.FAR_ROW and b[4] >= H.FAR_ROW or a[4] == b[4] and a[5] == b[5])
+  end
+  if not same then pcall(parser.set_included_regions, parser, want) end
 end
 
 --- Finds the last blank line outside a code fence among the complete lines streamed since the
 --- last scan (the last line is still being written).
-function H.scan(buf, hold)
+function H.scan(buf, state)
   local last = vim.api.nvim_buf_line_count(buf) - 1
-  if last <= hold.scanned then return end
-  local lines = vim.api.nvim_buf_get_lines(buf, hold.scanned, last, false)
+  if last <= state.scanned then return end
+  local lines = vim.api.nvim_buf_get_lines(buf, state.scanned, last, false)
   for i, line in ipairs(lines) do
     local fence = line:match('^%s*(```)') or line:match('^%s*(~~~)')
     if fence then
-      if not hold.fence then
-        hold.fence = fence
-      elseif hold.fence == fence then
-        hold.fence = nil
+      if not state.fence then
+        state.fence = fence
+      elseif state.fence == fence then
+        state.fence = nil
       end
-    elseif not hold.fence and line:match('^%s*$') then
-      hold.boundary = hold.scanned + i - 1
+    elseif not state.fence and line:match('^%s*$') then
+      state.boundary = state.scanned + i - 1
     end
   end
-  hold.scanned = last
+  state.scanned = last
 end
 
 return M

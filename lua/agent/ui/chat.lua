@@ -35,6 +35,7 @@ function M.transcript_buf()
   H.state.transcript = buf
   vim.bo[buf].modifiable = false
   pcall(vim.treesitter.start, buf, 'markdown')
+  markdown.attach(buf)
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
   local function open_file() chat_files.open_under_cursor({ H.state.transcript, H.state.input }) end
