@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim } from '../helpers/nvim.js';
+
+// The transcript's Markdown parser in chunks, driven directly: many answers streamed in many
+// pieces (more than the parser has slots), a clear, and answers again.
+describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
+  let t: TestNvim | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  it('keeps its slots through merges and a clear, and every line ends up parsed as Markdown', async () => {
+    t = await startNvim();
+    const result = await t.lua<{
+      steps: { slots: number; trees: number; held: boolean }[];
+      before: number;
+      strong: number;
+      plain: string[];
+    }>(`
+      local md = require('agent.ui.chat-markdown')
+      md.advance_ms = 0
+      local buf = vim.api.nvim_create_buf(false, true)
+      vim.api.nvim_set_current_buf(buf)
+      vim.treesitter.start(buf, 'markdown')
+      md.attach(buf)
+      local parser = vim.treesitter.highlighter.active[buf].tree
+      local steps = {}
+      local function step()
+        table.insert(steps, {
+          slots = vim.tbl_count(parser:included_regions()),
+          trees = vim.tbl_count(parser:trees()),
+          held = md.held(buf),
+        })
+      end
+      -- As the chat writes: text at the very end, then a parse of what a window shows there.
+      local function append(text)
+        local row = vim.api.nvim_buf_line_count(buf) - 1
+        local col = #vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+        vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, '\\n'))
+        md.sync(buf)
+        parser:parse({ math.max(0, row - 30), 0, row + 1, 0 })
+      end
+      local function answer(n, paragraphs)
+        append('## You\\n\\nquestion ' .. n .. '\\n\\n## Agent\\n\\n')
+        md.hold(buf)
+        for p = 1, paragraphs do
+          append('Answer ' .. n .. ' part ' .. p .. ' has **strong ' .. p .. '** ')
+          append('and more words.\\n\\n')
+          if p == 3 then append('\`\`\`lua\\nlocal x = 1\\n\\nprint(x)\\n\`\`\`\\n\\n') end
+        end
+        step()
+        md.release(buf)
+        append('> Done\\n\\n')
+        step()
+      end
+      local function strong_count()
+        parser:parse(true)
+        local strong, plain = 0, {}
+        for row, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+          local col = line:find('**strong', 1, true)
+          if col then
+            local node = parser:named_node_for_range({ row - 1, col + 2, row - 1, col + 3 }, { ignore_injections = false })
+            if node and node:type() == 'strong_emphasis' then strong = strong + 1 else table.insert(plain, line) end
+          end
+        end
+        return strong, plain
+      end
+      answer(1, 20)
+      answer(2, 20)
+      local before, plain_before = strong_count()
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+      md.sync(buf)
+      step()
+      answer(3, 5)
+      local strong, plain = strong_count()
+      return { steps = steps, before = before, strong = strong, plain = vim.list_extend(plain_before, plain) }`);
+    // Every step: all slots present, each with a tree (a missing one would change the count at
+    // the next edit and drop every tree).
+    for (const s of result.steps) {
+      expect(s.slots).toBe(24);
+      expect(s.trees).toBe(24);
+    }
+    expect(result.steps.map((s) => s.held)).toEqual([true, false, true, false, false, true, false]);
+    // Every paragraph parsed, before the clear (40, in more pieces than slots) and after it (5).
+    expect(result.plain).toEqual([]);
+    expect(result.before).toBe(40);
+    expect(result.strong).toBe(5);
+  });
+});
