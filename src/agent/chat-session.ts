@@ -1,5 +1,3 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { type HostConfig, hostConfigSchema } from '../config/schema.js';
 import {
   appendUser,
@@ -24,7 +22,7 @@ import { runAgentLoop } from './agent-loop.js';
 import { fitContext } from './context-fit.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { ModelResolver, type ResolvedModel } from './model-resolver.js';
-import { proposedPlan, savedPlanPath, tasksFromPlan } from './plan-workflow.js';
+import { PendingPlan } from './pending-plan.js';
 import { readProjectInstructions } from './project-instructions.js';
 import { contextBudget, keepTurns, projectString, toolConfig } from './project-settings.js';
 import type { RunSink } from './run-sink.js';
@@ -69,7 +67,7 @@ export class ChatSession {
   /** Settles when the latest prompt's run has wound up (saved, reported, released). */
   private runEnded: Promise<void> = Promise.resolve();
   private lastModel: string | undefined;
-  private latestPlan: string | undefined;
+  private readonly plan: PendingPlan;
   private readonly permissions = new PermissionService();
   /** Rule errors from the last configure(), told to the user with the next run. */
   private configProblems: string[] = [];
@@ -94,6 +92,19 @@ export class ChatSession {
     this.models = new ModelResolver(this.config, options.env, options.logger);
     this.listings = new ToolListings(this.registry);
     this.titler = new SessionTitler(options.logger);
+    this.plan = new PendingPlan({
+      root: () => this.root(),
+      registry: this.registry,
+      todos: this.todos,
+      reads: this.reads,
+      toolEditor: (signal) => this.toolEditor(signal),
+      runEnded: () => this.runEnded,
+      switchToAgent: () => {
+        this.setMode('agent');
+        this.options.onModeChange?.('agent');
+      },
+      prompt: (request, sink) => this.prompt(request, sink),
+    });
   }
 
   configure(raw: unknown): void {
@@ -142,7 +153,7 @@ export class ChatSession {
       running: this.running !== undefined,
       messages: this.history.messages.length,
       todos: this.todos.get().length,
-      ...(this.latestPlan ? { plan: this.latestPlan } : {}),
+      ...(this.plan.path ? { plan: this.plan.path } : {}),
     };
   }
 
@@ -220,7 +231,8 @@ export class ChatSession {
       });
       await saved;
       if (completion.error) completion.error = redact(completion.error);
-      if (mode === 'plan' && completion.outcome === 'done') await this.notePlan(request.id, firstNew, sink);
+      if (mode === 'plan' && completion.outcome === 'done')
+        await this.plan.note(request.id, this.history, firstNew, sink);
       const dropped = await this.recorder.endRun();
       if (dropped) sink.notice(dropped, 'warn');
       await this.saveMeta();
@@ -248,7 +260,7 @@ export class ChatSession {
       mode: this.mode,
       ...(this.lastModel ? { model: this.lastModel } : {}),
       todos: this.todos.get(),
-      ...(this.latestPlan ? { planPath: this.latestPlan } : {}),
+      ...(this.plan.path ? { planPath: this.plan.path } : {}),
       usage,
     });
   }
@@ -282,7 +294,7 @@ export class ChatSession {
     this.modeSetByUser = true;
     this.todos.set(data.meta.todos ?? []);
     this.reads.clear();
-    this.latestPlan = data.meta.planPath;
+    this.plan.restore(data.meta.planPath);
     this.lastModel = data.meta.model || undefined;
     this.resumedModel = this.lastModel;
     this.permissions.clearSession();
@@ -382,31 +394,8 @@ export class ChatSession {
   }
 
   /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
-  async build(id: string, sink: RunSink): Promise<void> {
-    // The preview opens as the plan run winds up (saving the session); a quick Build waits for it.
-    await this.runEnded;
-    if (!this.latestPlan) {
-      sink.done(id, 'failed', 'There is no plan to build yet: ask for one in Plan mode.');
-      return;
-    }
-    const text = await fs.readFile(path.join(this.root(), this.latestPlan), 'utf8').catch(() => undefined);
-    if (text === undefined) {
-      sink.done(id, 'failed', `The plan ${this.latestPlan} could not be read; was it moved?`);
-      return;
-    }
-    this.todos.set(tasksFromPlan(text));
-    this.setMode('agent');
-    this.options.onModeChange?.('agent');
-    const plan = this.latestPlan;
-    this.latestPlan = undefined;
-    await this.prompt(
-      {
-        id,
-        mode: 'agent',
-        text: `Implement the plan in ${plan}. Work through its tasks in order, keep the todo list current, and check your work.\n\n${text}`,
-      },
-      sink,
-    );
+  build(id: string, sink: RunSink): Promise<void> {
+    return this.plan.build(id, sink);
   }
 
   /** The status line's figures after a response. Never throws. */
@@ -446,7 +435,7 @@ export class ChatSession {
   }
 
   closePlan(): void {
-    this.latestPlan = undefined;
+    this.plan.close();
   }
 
   stop(): void {
@@ -459,7 +448,7 @@ export class ChatSession {
     this.history = createHistory();
     this.todos.set([]);
     this.reads.clear();
-    this.latestPlan = undefined;
+    this.plan.close();
     this.resumedModel = undefined;
     this.permissions.clearSession();
     void this.recorder.close();
@@ -495,36 +484,6 @@ export class ChatSession {
       root: this.root(),
       signal,
     });
-  }
-
-  /** After a Plan run: the plan it saved, or the one it proposed inline (saved for it). */
-  private async notePlan(id: string, firstNew: number, sink: RunSink): Promise<void> {
-    let plan = savedPlanPath(this.history, firstNew);
-    if (!plan) {
-      const proposed = proposedPlan(lastAssistant(this.history)?.text ?? '');
-      if (proposed) {
-        const result = await this.registry.call(
-          'create_plan_file',
-          proposed,
-          {
-            root: this.root(),
-            editor: { ...this.toolEditor(new AbortController().signal), askPermission: async () => 'once' },
-            signal: new AbortController().signal,
-            config: {},
-            todos: this.todos,
-            reads: this.reads,
-          },
-          'plan',
-        );
-        const saved = (result.output as { path?: unknown }).path;
-        if (result.ok && typeof saved === 'string') plan = saved;
-        else sink.notice(`The proposed plan could not be saved: ${result.content}`, 'warn');
-      }
-    }
-    if (plan) {
-      this.latestPlan = plan;
-      sink.planReady?.(id, plan);
-    }
   }
 
   private resolveModel(override: string | undefined): Promise<ResolvedModel | undefined> {
