@@ -48,6 +48,7 @@ H.ns = vim.api.nvim_create_namespace('agent.chat.markdown')
 ---@field fence string|nil the fence (``` or ~~~) open at row `scanned`
 ---@field boundary integer|nil 0-based row of the last blank line outside a fence seen so far
 ---@field moved number hrtime (ms) the held lines last became a chunk
+---@field off boolean|nil chunks do not work with this Neovim: the parser sees the whole buffer
 
 H.states = {} ---@type table<integer, agent.MarkdownState>
 
@@ -74,14 +75,14 @@ end
 ---@param buf integer
 function M.attach(buf)
   local state = H.state(buf)
-  if state then H.apply(buf, state) end
+  if state and not state.off then H.apply(buf, state) end
 end
 
 --- Parses only what is above the last line from now on (text streams into the last line).
 ---@param buf integer
 function M.hold(buf)
   local state = H.state(buf)
-  if not state or state.hold then return end
+  if not state or state.off or state.hold then return end
   local last = vim.api.nvim_buf_line_count(buf) - 1
   if last < 1 then return end
   H.tidy(buf, state)
@@ -121,7 +122,7 @@ function M.held(buf) return H.states[buf] ~= nil and H.states[buf].hold ~= nil e
 ---@param buf integer
 function M.sync(buf)
   local state = H.states[buf]
-  if not state then return end
+  if not state or state.off then return end
   if not H.parser(buf) then
     H.states[buf] = nil
     return
@@ -248,6 +249,12 @@ function H.apply(buf, state)
     -- a slot without a tree would vanish at the next edit and change the count again.
     pcall(parser.set_included_regions, parser, want)
     pcall(parser.parse, parser, true)
+    if vim.tbl_count(parser:trees()) ~= H.SLOTS then
+      -- This Neovim does not keep a tree per slot: parse the transcript whole, as by default,
+      -- rather than re-parse all of it on every edit.
+      pcall(parser.set_included_regions, parser, { { { 0, 0, 0, H.FAR_ROW, 0, H.FAR_BYTE } } })
+      state.off = true
+    end
     return
   end
   local same = true
