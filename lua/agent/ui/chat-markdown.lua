@@ -11,7 +11,7 @@
 ---   fixed because Neovim drops every tree when the number of regions changes; free slots hold
 ---   an empty range. When they run out, the two smallest neighbours merge.
 --- - **Holding.** While text streams, the newest lines belong to no chunk, so appends leave every
----   tree valid. At a paragraph boundary (at most once a second, never inside a fence) the held
+---   tree valid. At a paragraph boundary (at most every 1.5 s, never inside a fence) the held
 ---   lines become a new chunk; when the text stops (a tool call, the end of the run) the rest does.
 ---   Until then the newest paragraph shows as plain text.
 ---
@@ -32,8 +32,10 @@ H.FAR_BYTE = 2 ^ 30
 --- An unused slot: an empty range at the top, where the transcript never changes.
 H.EMPTY = { 0, 0, 0, 0, 0, 0 }
 
---- How often the held lines may become a chunk while text streams, in ms.
-M.advance_ms = 1000
+--- How often the held lines may become a chunk while text streams, in ms: each time costs a
+--- parse of what streamed since (a few ms), so this bounds how many late timer ticks a stream
+--- causes, and how long the newest paragraph stays plain.
+M.advance_ms = 1500
 
 H.ns = vim.api.nvim_create_namespace('agent.chat.markdown')
 
