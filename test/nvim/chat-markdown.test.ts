@@ -1,13 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { nvimBinary, nvimVersion, startNvim, type TestNvim } from '../helpers/nvim.js';
+import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
+import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
 
 // The transcript's Markdown parser in chunks, driven directly: many answers streamed in many
 // pieces (more than the parser has slots), a clear, and answers again.
 describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;
+  let server: LlmServer | undefined;
   afterEach(async () => {
     await t?.close();
-    t = undefined;
+    await server?.close();
+    t = server = undefined;
   });
 
   it('keeps its slots through merges and a clear, and every line ends up parsed as Markdown', async () => {
@@ -86,5 +89,41 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(result.plain).toEqual([]);
     expect(result.before).toBe(40);
     expect(result.strong).toBe(5);
+  });
+
+  it('a window scrolled up while the answer streams shows its finished paragraphs parsed', async () => {
+    const paragraphs = Array.from(
+      { length: 120 },
+      (_, i) => `Paragraph ${i} has **bold ${i}** and more words.`,
+    );
+    server = await startLlmServer({ turns: [{ text: paragraphs.join('\n\n'), chunkSize: 20, delayMs: 15 }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').open(); require('agent').send('write')`);
+    // Far enough that the first paragraphs became a chunk and left the screen.
+    await waitFor(
+      () =>
+        t?.lua<boolean>(
+          `return table.concat(require('agent.ui.chat').lines(), '\\n'):find('Paragraph 70 ', 1, true) ~= nil`,
+        ),
+      15_000,
+      'the answer streaming',
+    );
+    // The user goes to the top of the transcript; Neovim reports the scroll once idle.
+    await t.lua(
+      `vim.api.nvim_set_current_win(require('agent.ui.chat').transcript_win()); vim.cmd('normal! gg')`,
+    );
+    await new Promise((r) => setTimeout(r, 600));
+    const kind = await t.lua<string>(`
+      local buf = require('agent.ui.chat').transcript_buf()
+      local parser = vim.treesitter.highlighter.active[buf].tree
+      for row, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        local col = line:find('bold 1*', 1, true)
+        if col then
+          local node = parser:named_node_for_range({ row - 1, col, row - 1, col + 1 }, { ignore_injections = false })
+          return (require('agent.ui.chat-markdown').held(buf) and 'held ' or 'released ') .. (node and node:type() or 'nil')
+        end
+      end
+      return 'not found'`);
+    expect(kind).toBe('held strong_emphasis');
   });
 });

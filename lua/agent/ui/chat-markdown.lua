@@ -78,6 +78,40 @@ end
 function M.attach(buf)
   local state = H.state(buf)
   if state and not state.off then H.apply(buf, state) end
+  vim.api.nvim_create_autocmd('WinScrolled', {
+    group = vim.api.nvim_create_augroup('agent.chat.markdown.' .. buf, { clear = true }),
+    callback = function()
+      if not vim.api.nvim_buf_is_valid(buf) then return true end
+      if M.held(buf) and H.scrolled_away(buf) then H.refresh_later(buf) end
+    end,
+  })
+end
+
+--- Whether a window shows the transcript above its end (a window following the end shows
+--- only what is being parsed as it streams).
+function H.scrolled_away(buf)
+  local last = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if vim.fn.line('w$', win) < last - 1 then return true end
+  end
+  return false
+end
+
+--- While text streams, a window scrolled up over the answer may show paragraphs whose Markdown
+--- injections (bold, code spans) the parser has dropped: it keeps those only for what it parsed
+--- on screen, and parses a chunk again only when the chunk changes. Re-parsing the chunks on
+--- screen brings them back; at most every 200 ms while the user scrolls.
+function H.refresh_later(buf)
+  if H.refresh_timer then return end
+  H.refresh_timer = vim.defer_fn(function()
+    H.refresh_timer = nil
+    local parser = vim.api.nvim_buf_is_valid(buf) and H.parser(buf)
+    if not parser then return end
+    pcall(parser.invalidate, parser)
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      pcall(parser.parse, parser, { vim.fn.line('w0', win) - 1, 0, vim.fn.line('w$', win), 0 })
+    end
+  end, 200)
 end
 
 --- Parses only what is above the last line from now on (text streams into the last line).
