@@ -93,13 +93,14 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
 
   it('a window scrolled up while the answer streams shows its finished paragraphs parsed', async () => {
     const paragraphs = Array.from(
-      { length: 120 },
+      { length: 300 },
       (_, i) => `Paragraph ${i} has **bold ${i}** and more words.`,
     );
     server = await startLlmServer({ turns: [{ text: paragraphs.join('\n\n'), chunkSize: 20, delayMs: 15 }] });
     t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
     await t.lua(`require('agent').open(); require('agent').send('write')`);
-    // Far enough that the first paragraphs became a chunk and left the screen.
+    // Far enough that the first paragraphs became a chunk and left the screen, with seconds of
+    // the answer still to come (the check below needs the text still streaming).
     await waitFor(
       () =>
         t?.lua<boolean>(
