@@ -15,7 +15,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { benchNvim, embedNvim, ensureBuilt, fmt, importTs, root } from './lib.mjs';
@@ -29,18 +28,6 @@ const MARKER = 'ZZENDOFANSWERZZ';
 
 const hr = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Whether a connection to the socket is accepted (not merely whether its file exists). */
-function accepts(socket) {
-  return new Promise((resolve) => {
-    const probe = net.connect(socket);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-}
 
 // --- the answer --------------------------------------------------------------------------------
 
@@ -395,7 +382,7 @@ async function tmuxNvim(bin, env) {
   try {
     const deadline = Date.now() + 10_000;
     // The socket file appears at bind(), a moment before Neovim listens on it.
-    while (!(await accepts(socket))) {
+    while (!(await socketAccepts(socket))) {
       if (Date.now() > deadline) throw new Error('the Neovim in tmux never opened its socket');
       await sleep(20);
     }
@@ -431,6 +418,7 @@ ensureBuilt();
 const bin = await benchNvim();
 const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
 const { startLlmServer } = await importTs('test/helpers/llm-server.ts');
+const { socketAccepts } = await importTs('test/helpers/tui.ts');
 const server = await startLlmServer({ turns: [] });
 const env = { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'bench' };
 

@@ -19,7 +19,8 @@ export interface TuiNvim {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function accepts(socket: string): Promise<boolean> {
+/** Whether a connection to the socket is accepted (not merely whether its file exists). */
+export function socketAccepts(socket: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = net.connect(socket);
     probe.once('connect', () => {
@@ -93,7 +94,7 @@ export async function startTui(
   const deadline = Date.now() + 10_000;
   // The socket file appears at bind(), a moment before Neovim listens on it: wait until a
   // connection is accepted, or the client below would fail with ECONNREFUSED.
-  while (!(await accepts(socket))) {
+  while (!(await socketAccepts(socket))) {
     if (Date.now() > deadline) {
       cleanup();
       throw new Error('the Neovim in tmux never opened its socket');
