@@ -11,7 +11,7 @@
 //     overlapped each tick more than 3 ms late.
 // Neovim and Node share one clock (libuv's hrtime, CLOCK_MONOTONIC), so the server's write times
 // and Neovim's tick times are compared directly. AGENT_BENCH_UI=0 skips the tmux run;
-// AGENT_BENCH_DEBUG=1 lists every late tick.
+// AGENT_BENCH_DEBUG=1 lists every late tick with the calls, redraws and parse steps it overlapped.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -73,8 +73,8 @@ function makeAnswer() {
 
 /** Installed after open(), before send(): the timer, the marker watch, the done notification. */
 const INSTRUMENT = `
-local chan, marker, period = ...
-local S = { ticks = {} }
+local chan, marker, period, debug = ...
+local S = { ticks = {}, parts = {} }
 _G.__agent_bench = S
 local ms = function() return vim.uv.hrtime() / 1e6 end
 local chat = require('agent.ui.chat')
@@ -98,6 +98,25 @@ rpc.dispatch = function(method, payload)
   local t1 = ms()
   S.spans[#S.spans + 1] = { method, t0, t1 }
   return r
+end
+-- With AGENT_BENCH_DEBUG, the parts of a parse and of the chat's chunking that took over 1 ms.
+-- Wall time: on Neovim 0.11+ a parse may pause (yield) inside these and resume later.
+if debug then
+  local function time(owner, name, label)
+    local f = owner[name]
+    if type(f) ~= 'function' then return end
+    owner[name] = function(...)
+      local t0 = ms()
+      local r = { f(...) }
+      local t1 = ms()
+      if t1 - t0 > 1 then S.parts[#S.parts + 1] = { label, t0, t1 } end
+      return unpack(r, 1, table.maxn(r))
+    end
+  end
+  local tree = require('vim.treesitter.languagetree')
+  for _, name in ipairs({ '_parse_regions', '_get_injections', '_add_injections' }) do time(tree, name, 'ts' .. name) end
+  local markdown = require('agent.ui.chat-markdown')
+  for _, name in ipairs({ 'sync', 'hold', 'release' }) do time(markdown, name, 'markdown.' .. name) end
 end
 -- The first redraw that ends after the marker is in the buffer.
 local ns = vim.api.nvim_create_namespace('agent.bench.streaming')
@@ -132,7 +151,7 @@ local lines = require('agent.ui.chat').lines()
 local start = 1
 for i, l in ipairs(lines) do if l:match('^## Agent') then start = i + 1 end end
 return {
-  ticks = S.ticks, spans = S.spans, shown = S.shown or vim.NIL, drawn = S.drawn or vim.NIL, done = S.done or vim.NIL,
+  ticks = S.ticks, spans = S.spans, parts = S.parts, shown = S.shown or vim.NIL, drawn = S.drawn or vim.NIL, done = S.done or vim.NIL,
   outcome = S.outcome or vim.NIL,
   text = table.concat(vim.list_slice(lines, start), '\\n'),
 }`;
@@ -245,7 +264,7 @@ async function runOnce(label, nvim, uis, anchor, server, answer, chunkSize) {
   const onNotify = (method) => method === 'agent_bench_done' && resolveDone();
   nvim.on('notification', onNotify);
   await anchor.lua(ANCHOR_START);
-  await nvim.lua(INSTRUMENT, [channel, MARKER, TIMER_MS]);
+  await nvim.lua(INSTRUMENT, [channel, MARKER, TIMER_MS, Boolean(process.env.AGENT_BENCH_DEBUG)]);
   await nvim.lua(`require('agent').send('Write the long answer.')`);
   const timeout = setTimeout(() => resolveDone('timeout'), 90_000);
   const res = await doneP;
@@ -276,12 +295,20 @@ async function runOnce(label, nvim, uis, anchor, server, answer, chunkSize) {
   const complete = got.text.includes(MARKER) && normalize(upToMarker) === normalize(answer);
   if (process.env.AGENT_BENCH_DEBUG) {
     const t = got.ticks;
-    const late = [];
+    const over = (list, i, min) =>
+      list
+        .filter(([, t0, t1]) => t1 > t[i - 1] && t0 < t[i] && t1 - t0 > min)
+        .map(([kind, t0, t1]) => `${kind} ${(t1 - t0).toFixed(1)}`)
+        .join(', ');
+    process.stdout.write('  ticks later than 3 ms (ms from the first event: lateness; what overlapped)\n');
     for (let i = 1; i < t.length; i++) {
       const l = t[i] - t[i - 1] - TIMER_MS;
-      if (l > 3) late.push(`${(t[i] - firstEvent).toFixed(0)}:${l.toFixed(1)}`);
+      if (l <= 3) continue;
+      const at = `${(t[i] - firstEvent).toFixed(0)}: ${l.toFixed(1)}`;
+      process.stdout.write(
+        `    ${at}; ${over(got.spans, i, 1) || '-'}; ${over(got.parts ?? [], i, 0) || '-'}\n`,
+      );
     }
-    process.stdout.write(`  ticks later than 3 ms (ms from the first event: lateness): ${late.join(' ')}\n`);
   }
   return {
     label,

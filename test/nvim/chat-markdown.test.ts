@@ -25,7 +25,6 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
       md.advance_ms = 0
       local buf = vim.api.nvim_create_buf(false, true)
       vim.api.nvim_set_current_buf(buf)
-      vim.treesitter.start(buf, 'markdown')
       md.attach(buf)
       local parser = vim.treesitter.highlighter.active[buf].tree
       local steps = {}
@@ -126,5 +125,38 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
       end
       return 'not found'`);
     expect(kind).toBe('held strong_emphasis');
+  });
+
+  it('parses each injection on its own, so Neovim only scans the rows it draws for them', async () => {
+    t = await startNvim();
+    const found = await t.lua<{ runtime: number; chat: number[]; inline: number[] }>(`
+      local buf = require('agent.ui.chat').transcript_buf()
+      local parser = vim.treesitter.highlighter.active[buf].tree
+      -- Patterns of a query that combine their injections (the query object is private to the tree).
+      local function combined(query)
+        local n = 0
+        for _, pattern in pairs(query and query.info.patterns or {}) do
+          for _, step in ipairs(pattern) do
+            if step[1] == 'set!' and step[2] == 'injection.combined' then n = n + 1 end
+          end
+        end
+        return n
+      end
+      -- Markdown's own HTML injections appear once parsed, in the inline child too.
+      vim.bo[buf].modifiable = true
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '<div>', 'x', '</div>', '', 'a <b>b</b> **c**' })
+      parser:parse(true)
+      local inline = parser:children().markdown_inline
+      return {
+        runtime = combined(vim.treesitter.query.get('markdown', 'injections')),
+        chat = { combined(parser._injection_query), #parser._injection_query.info.patterns },
+        inline = { inline and combined(inline._injection_query) or -1, inline and #inline._injection_query.info.patterns or -1 },
+      }`);
+    // The runtime's query combines (the check can fail); the chat's does not, and keeps the rest.
+    expect(found.runtime).toBeGreaterThan(0);
+    expect(found.chat[0]).toBe(0);
+    expect(found.chat[1]).toBeGreaterThanOrEqual(3);
+    expect(found.inline[0]).toBe(0);
+    expect(found.inline[1]).toBeGreaterThanOrEqual(1);
   });
 });

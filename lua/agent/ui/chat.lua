@@ -34,7 +34,6 @@ function M.transcript_buf()
   buf = H.scratch('agent://chat', 'agent-chat')
   H.state.transcript = buf
   vim.bo[buf].modifiable = false
-  pcall(vim.treesitter.start, buf, 'markdown')
   markdown.attach(buf)
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', 'i', M.focus_input, { buffer = buf, desc = 'agent: type a message' })
