@@ -8,7 +8,7 @@ H.state = {
   mode = nil, ---@type 'ask'|'plan'|'agent'|nil
   model = nil, ---@type string|nil
   running = nil, ---@type string|nil id of the running prompt
-  queue = {}, ---@type { text: string, opts: table }[]
+  queue = {}, ---@type { text?: string, opts?: table, build?: true }[] prompts (or a plan build) sent when the run ends
   next_id = 0,
   wired = false,
 }
@@ -167,7 +167,10 @@ function M.build()
   H.wire()
   require('agent.ui.plan').hide()
   if H.state.running then
-    vim.notify('agent: a run is in progress; stop it or wait before building the plan', vim.log.levels.WARN)
+    -- Usually the plan's own run, whose end reaches Neovim just after the plan: build once it ends,
+    -- in order with any prompts queued before.
+    table.insert(H.state.queue, { build = true })
+    require('agent.ui.chat').notice('Queued: the plan is built when the current run ends.', 'info')
     return
   end
   local id = H.next_request('')
@@ -430,7 +433,11 @@ function H.finish(id, outcome, err, completion)
     error = err,
   })
   local next_prompt = table.remove(H.state.queue, 1)
-  if next_prompt then M.send(next_prompt.text, next_prompt.opts) end
+  if next_prompt and next_prompt.build then
+    M.build()
+  elseif next_prompt then
+    M.send(next_prompt.text, next_prompt.opts)
+  end
 end
 
 --- `?` in the chat: keys, modes and commands in a float; `q`, `?` or <Esc> close it.

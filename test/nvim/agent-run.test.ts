@@ -212,6 +212,19 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       _G.plan_path = nil
       vim.api.nvim_create_autocmd('User', { pattern = 'AgentPlanReady', callback = function(ev) _G.plan_path = ev.data.path end })
       require('agent').setup({ mode = 'plan', auto_approve = true })
+      -- The plan run's end reaches Neovim only after the preview is up and the user pressed b,
+      -- as on a busy machine: the build must wait for it, not be dropped.
+      local rpc = require('agent.rpc')
+      local dispatch = rpc.dispatch
+      local delayed = false
+      rpc.dispatch = function(method, payload)
+        if method == 'run_done' and not delayed then
+          delayed = true
+          vim.defer_fn(function() dispatch(method, payload) end, 1500)
+          return
+        end
+        return dispatch(method, payload)
+      end
       require('agent').send('plan a greeting')`);
     const preview = await waitFor(
       () =>
@@ -227,6 +240,11 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(preview).toContain('- [ ] Create hello.txt');
     expect(await t.lua<string>('return _G.plan_path')).toMatch(/\.agent\/plans\/greeting\.md$/);
     await t.nvim.input('b');
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('the plan is built when the current run ends'),
+      5_000,
+      'the build queued behind the plan run',
+    );
     // auto_approve is not wired to the permission service yet in this test: approve the prompt.
     await waitFor(
       () =>
