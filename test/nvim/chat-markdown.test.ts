@@ -129,19 +129,26 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
 
   it('parses each injection on its own, so Neovim only scans the rows it draws for them', async () => {
     t = await startNvim();
-    const found = await t.lua<{ runtime: number; chat: number[]; inline: number[] }>(`
+    const found = await t.lua<{
+      runtime: number;
+      chat: number[];
+      inline: number[];
+      conceal: { runtime: number; chat: number; captures: number[] };
+    }>(`
       local buf = require('agent.ui.chat').transcript_buf()
       local parser = vim.treesitter.highlighter.active[buf].tree
       -- Patterns of a query that combine their injections (the query object is private to the tree).
-      local function combined(query)
+      local function directives(query, name)
         local n = 0
         for _, pattern in pairs(query and query.info.patterns or {}) do
           for _, step in ipairs(pattern) do
-            if step[1] == 'set!' and step[2] == 'injection.combined' then n = n + 1 end
+            if step[1] == 'set!' and step[2] == name then n = n + 1 end
           end
         end
         return n
       end
+      local function combined(query) return directives(query, 'injection.combined') end
+      local highlights = vim.treesitter.highlighter.active[buf]:get_query('markdown'):query()
       -- Markdown's own HTML injections appear once parsed, in the inline child too.
       vim.bo[buf].modifiable = true
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '<div>', 'x', '</div>', '', 'a <b>b</b> **c**' })
@@ -151,6 +158,11 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
         runtime = combined(vim.treesitter.query.get('markdown', 'injections')),
         chat = { combined(parser._injection_query), #parser._injection_query.info.patterns },
         inline = { inline and combined(inline._injection_query) or -1, inline and #inline._injection_query.info.patterns or -1 },
+        conceal = {
+          runtime = directives(vim.treesitter.query.get('markdown', 'highlights'), 'conceal_lines'),
+          chat = directives(highlights, 'conceal_lines'),
+          captures = { #highlights.captures, #vim.treesitter.query.get('markdown', 'highlights').captures },
+        },
       }`);
     // The runtime's query combines (the check can fail); the chat's does not, and keeps the rest.
     expect(found.runtime).toBeGreaterThan(0);
@@ -158,5 +170,11 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(found.chat[1]).toBeGreaterThanOrEqual(3);
     expect(found.inline[0]).toBe(0);
     expect(found.inline[1]).toBeGreaterThanOrEqual(1);
+    // Fence lines are not concealed whole (0.11+ has the directive, 0.10 does not), and the
+    // highlights are otherwise the runtime's.
+    if (!nvimVersion(nvimBinary()).startsWith('0.10')) expect(found.conceal.runtime).toBeGreaterThan(0);
+    expect(found.conceal.chat).toBe(0);
+    expect(found.conceal.captures[0]).toBeGreaterThan(10);
+    expect(found.conceal.captures[0]).toBe(found.conceal.captures[1]);
   });
 });

@@ -73,25 +73,40 @@ function H.state(buf)
   return state
 end
 
---- The injection queries the transcript's parser uses: the runtime's, each injection parsed on its
---- own. A combined injection (Markdown's HTML blocks, inline HTML tags) makes Neovim 0.11+ run the
---- injection query over the whole document after every parse instead of over the rows on screen;
---- for a long transcript that was the largest cost of a streamed paragraph's highlighting.
----@return table<string, string>
-function H.injection_queries()
-  local queries = {}
-  for _, lang in ipairs({ 'markdown', 'markdown_inline' }) do
-    local ok, files = pcall(vim.treesitter.query.get_files, lang, 'injections')
-    local text = {}
-    for _, file in ipairs(ok and files or {}) do
-      local f = io.open(file, 'r')
-      if f then
-        text[#text + 1] = f:read('*a')
-        f:close()
-      end
+--- A query of the runtime (with the user's and plugins' overrides), without the directives that
+--- match `drop`; nil when there is none or what is left does not parse.
+---@param lang string
+---@param kind string 'injections'|'highlights'
+---@param drop string Lua pattern of the directive to remove
+---@return string|nil
+function H.runtime_query(lang, kind, drop)
+  local ok, files = pcall(vim.treesitter.query.get_files, lang, kind)
+  local text = {}
+  for _, file in ipairs(ok and files or {}) do
+    local f = io.open(file, 'r')
+    if f then
+      text[#text + 1] = f:read('*a')
+      f:close()
     end
-    local query = table.concat(text, '\n'):gsub('%(#set!%s+"?injection%.combined"?%s*%)', '')
-    if #text > 0 and pcall(vim.treesitter.query.parse, lang, query) then queries[lang] = query end
+  end
+  local query = table.concat(text, '\n'):gsub(drop, '')
+  if #text > 0 and pcall(vim.treesitter.query.parse, lang, query) then return query end
+end
+
+--- The queries the transcript is parsed and highlighted with: the runtime's, minus two directives
+--- that cost most on Neovim 0.11+ as a long transcript streams.
+--- - `injection.combined` (Markdown's HTML blocks, inline HTML tags) makes Neovim run the
+---   injection query over the whole document after every parse instead of over the rows it
+---   draws; each HTML block or tag is parsed on its own instead.
+--- - `conceal_lines` (a fence's delimiter lines) makes the highlighter parse the rows on screen
+---   one at a time after every change, each with an injection pass of its own; fence lines show
+---   empty instead of vanishing, as on Neovim 0.10.
+---@return { injections: table<string, string>, highlights: table<string, string> }
+function H.queries()
+  local queries = { injections = {}, highlights = {} }
+  for _, lang in ipairs({ 'markdown', 'markdown_inline' }) do
+    queries.injections[lang] = H.runtime_query(lang, 'injections', '%(#set!%s+"?injection%.combined"?%s*%)')
+    queries.highlights[lang] = H.runtime_query(lang, 'highlights', '%(#set!%s+"?conceal_lines"?%s+""%s*%)')
   end
   return queries
 end
@@ -99,10 +114,12 @@ end
 --- Starts Markdown highlighting on the (empty) transcript and gives its parser the slots.
 ---@param buf integer
 function M.attach(buf)
-  -- The parser is created here, with its injection queries, before `vim.treesitter.start`
-  -- takes it from the buffer's cache.
-  pcall(vim.treesitter.get_parser, buf, 'markdown', { injections = H.injection_queries() })
-  pcall(vim.treesitter.start, buf, 'markdown')
+  -- As `vim.treesitter.start` does, with the queries above.
+  local queries = H.queries()
+  local ok, parser = pcall(vim.treesitter.get_parser, buf, 'markdown', { injections = queries.injections })
+  if not (ok and parser and pcall(vim.treesitter.highlighter.new, parser, { queries = queries.highlights })) then
+    pcall(vim.treesitter.start, buf, 'markdown')
+  end
   local state = H.state(buf)
   if state and not state.off then H.apply(buf, state) end
   vim.api.nvim_create_autocmd('WinScrolled', {

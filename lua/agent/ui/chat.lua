@@ -305,8 +305,9 @@ function M.tool(view)
     if view.status ~= 'running' and view.detail and view.detail ~= '' then
       local detail = vim.split(view.detail, '\n', { plain = true })
       if #detail > 200 then detail = vim.list_extend(vim.list_slice(detail, 1, 200), { '... (' .. (#detail - 200) .. ' more lines)' }) end
-      -- The fold starts on a plain line: Markdown conceals fence lines whole on Neovim 0.11+, and a
-      -- closed fold whose first line is concealed would vanish from the screen.
+      -- The fold starts on a plain line: a highlighter may conceal fence lines whole (Neovim
+      -- 0.11+'s own Markdown query does), and a closed fold whose first line is concealed would
+      -- vanish from the screen.
       local lines = { '  arguments and result:', '  ```' }
       for _, l in ipairs(detail) do
         table.insert(lines, '  ' .. l)
