@@ -50,6 +50,23 @@ export function ensureBuilt() {
   }
 }
 
+/**
+ * Each bundled module keeps its own location: `import.meta.dirname` and `import.meta.url` become
+ * those of its source file, not of the temp bundle (test helpers find the repository through them).
+ */
+const sourceLocation = {
+  name: 'source-location',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, (args) => ({
+      loader: 'ts',
+      contents: fs
+        .readFileSync(args.path, 'utf8')
+        .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+    }));
+  },
+};
+
 /** Bundles a TypeScript module to a temp .mjs and imports it (Node 20 cannot load TS). */
 export async function importTs(relPath) {
   const { build } = await import('esbuild');
@@ -63,6 +80,7 @@ export async function importTs(relPath) {
     target: 'node20',
     outfile,
     logLevel: 'error',
+    plugins: [sourceLocation],
     banner: {
       js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },

@@ -13,11 +13,8 @@
 // and Neovim's tick times are compared directly. AGENT_BENCH_UI=0 skips the tmux run;
 // AGENT_BENCH_DEBUG=1 lists every late tick with the calls, redraws and parse steps it overlapped.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import { benchNvim, embedNvim, ensureBuilt, fmt, importTs, root } from './lib.mjs';
+import { benchNvim, embedNvim, ensureBuilt, fmt, importTs } from './lib.mjs';
 
 const WORDS = 20_000;
 const WORDS_PER_SECOND = 2_000;
@@ -371,81 +368,13 @@ function print(r) {
   }
 }
 
-// --- Neovim with a real UI: the TUI in a tmux pane --------------------------------------------
-
-async function tmuxNvim(bin, env) {
-  const { attach } = await import('neovim');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bench-tui-'));
-  const socket = path.join(dir, 'nvim.sock');
-  const tmuxSocket = `agent-bench-${process.pid}`;
-  const vars = {
-    XDG_CONFIG_HOME: dir,
-    XDG_DATA_HOME: dir,
-    XDG_STATE_HOME: dir,
-    XDG_CACHE_HOME: dir,
-    AGENT_NVIM_NO_PROBE: '1',
-    ...env,
-  };
-  const tmuxEnv = { ...process.env, ...vars };
-  for (const k of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENROUTER_API_KEY', 'TMUX']) delete tmuxEnv[k];
-  const quote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
-  const cmd = [bin, '--clean', '-n', '-i', 'NONE', '--listen', socket, '--cmd', `set rtp^=${root}`]
-    .map(quote)
-    .join(' ');
-  const tmux = (...args) =>
-    spawnSync('tmux', ['-L', tmuxSocket, ...args], { env: tmuxEnv, encoding: 'utf8' });
-  const envArgs = Object.entries(vars).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const started = tmux('new-session', '-d', '-x', '160', '-y', '45', ...envArgs, '-c', dir, cmd);
-  if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
-  const tmuxPath = tmux('display-message', '-p', '#{socket_path}').stdout?.trim();
-  const cleanup = () => {
-    tmux('kill-server');
-    // tmux leaves its socket file behind.
-    if (tmuxPath) fs.rmSync(tmuxPath, { force: true });
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
-  let nvim;
-  let uis = 0;
-  try {
-    const deadline = Date.now() + 10_000;
-    // The socket file appears at bind(), a moment before Neovim listens on it.
-    while (!(await socketAccepts(socket))) {
-      if (Date.now() > deadline) throw new Error('the Neovim in tmux never opened its socket');
-      await sleep(20);
-    }
-    const silent = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
-    nvim = attach({ socket, options: { logger: silent } });
-    await nvim.channelId;
-    // The server opens its socket before the TUI has attached to it.
-    while (uis === 0) {
-      uis = await nvim.lua('return #vim.api.nvim_list_uis()');
-      if (uis === 0 && Date.now() > deadline) throw new Error('no UI attached to the Neovim in tmux');
-      if (uis === 0) await sleep(50);
-    }
-  } catch (err) {
-    nvim?.quit?.();
-    cleanup();
-    throw err;
-  }
-  return {
-    nvim,
-    uis,
-    capture: () => tmux('capture-pane', '-p').stdout ?? '',
-    async close() {
-      nvim.command('qa!').catch(() => undefined);
-      await sleep(200);
-      cleanup();
-    },
-  };
-}
-
 // --- main ------------------------------------------------------------------------------------
 
 ensureBuilt();
 const bin = await benchNvim();
 const version = spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
 const { startLlmServer } = await importTs('test/helpers/llm-server.ts');
-const { socketAccepts } = await importTs('test/helpers/tui.ts');
+const { startTui } = await importTs('test/helpers/tui.ts');
 const server = await startLlmServer({ turns: [] });
 const env = { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'bench' };
 
@@ -486,10 +415,12 @@ if (!tmuxOk) {
 } else {
   let t;
   try {
-    t = await tmuxNvim(bin, env);
-    const label = `TUI in tmux 160x45 (${t.uis} UI attached), ${version}`;
-    print(await runOnce(label, t.nvim, t.uis, anchor.nvim, server, answer, chunkSize));
-    const screen = t.capture();
+    // Neovim's own terminal UI in a tmux pane, as the tests start it.
+    t = await startTui(env, { columns: 160, lines: 45 }, bin);
+    const uis = await t.nvim.lua('return #vim.api.nvim_list_uis()');
+    const label = `TUI in tmux 160x45 (${uis} UI attached), ${version}`;
+    print(await runOnce(label, t.nvim, uis, anchor.nvim, server, answer, chunkSize));
+    const screen = t.screen().join('\n');
     process.stdout.write(
       `  screen after the run ${screen.includes(MARKER) ? 'shows the last word' : 'does NOT show the last word'}\n`,
     );

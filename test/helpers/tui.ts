@@ -38,6 +38,7 @@ export function socketAccepts(socket: string): Promise<boolean> {
 export async function startTui(
   env: Record<string, string> = {},
   size = { columns: 120, lines: 36 },
+  bin = nvimBinary(),
 ): Promise<TuiNvim> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tui-'));
   const project = path.join(dir, 'project');
@@ -56,17 +57,7 @@ export async function startTui(
   const tmuxEnv: NodeJS.ProcessEnv = { ...process.env, ...vars };
   for (const k of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'OPENROUTER_API_KEY', 'TMUX']) delete tmuxEnv[k];
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const cmd = [
-    nvimBinary(),
-    '--clean',
-    '-n',
-    '-i',
-    'NONE',
-    '--listen',
-    socket,
-    '--cmd',
-    `set rtp^=${repoRoot}`,
-  ]
+  const cmd = [bin, '--clean', '-n', '-i', 'NONE', '--listen', socket, '--cmd', `set rtp^=${repoRoot}`]
     .map(quote)
     .join(' ');
   const tmux = (...args: string[]) =>
