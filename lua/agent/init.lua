@@ -167,10 +167,12 @@ function M.build()
   H.wire()
   require('agent.ui.plan').hide()
   if H.state.running then
-    -- Usually the plan's own run, whose end reaches Neovim just after the plan: build once it ends,
-    -- in order with any prompts queued before.
-    table.insert(H.state.queue, { build = true })
-    require('agent.ui.chat').notice('Queued: the plan is built when the current run ends.', 'info')
+    -- Usually the plan's own run, whose end reaches Neovim just after the plan: build once it ends
+    -- well, in order with any prompts queued before.
+    if not vim.iter(H.state.queue):any(function(item) return item.build end) then
+      table.insert(H.state.queue, { build = true })
+      require('agent.ui.chat').notice('Queued: the plan is built when the current run ends.', 'info')
+    end
     return
   end
   local id = H.next_request('')
@@ -433,7 +435,16 @@ function H.finish(id, outcome, err, completion)
     error = err,
   })
   local next_prompt = table.remove(H.state.queue, 1)
-  if next_prompt and next_prompt.build then
+  if next_prompt and next_prompt.build and outcome ~= 'done' then
+    -- The plan may not be whole, or the host is gone: the user decides again, also on what they
+    -- queued to follow the build.
+    local dropped = #H.state.queue > 0 and ', nor the messages queued after it' or ''
+    H.state.queue = {}
+    require('agent.ui.chat').notice(
+      'The plan was not built' .. dropped .. ': the run before it did not finish. Build it with :Agent build.',
+      'warn'
+    )
+  elseif next_prompt and next_prompt.build then
     M.build()
   elseif next_prompt then
     M.send(next_prompt.text, next_prompt.opts)

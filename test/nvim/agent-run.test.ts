@@ -260,6 +260,43 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('agent');
   });
 
+  it('plan mode: a Build queued behind a run that then fails is dropped with a word, not run', async () => {
+    server = await startLlmServer({
+      turns: [{ text: 'Plan:\n<proposed_plan>\n# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n</proposed_plan>' }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      require('agent').setup({ mode = 'plan' })
+      -- The run's end comes late and as a failure (as when the host dies after the plan).
+      local rpc = require('agent.rpc')
+      local dispatch = rpc.dispatch
+      rpc.dispatch = function(method, payload)
+        if method == 'run_done' then
+          payload.outcome = 'failed'
+          vim.defer_fn(function() dispatch(method, payload) end, 1000)
+          return
+        end
+        return dispatch(method, payload)
+      end
+      require('agent').send('plan a greeting')`);
+    await waitFor(
+      () => t?.lua<boolean>(`return require('agent.ui.plan').is_open()`),
+      10_000,
+      'plan preview',
+    );
+    await t.nvim.input('b');
+    await t.lua(`require('agent').build()`); // a second Build queues nothing more
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('The plan was not built'),
+      10_000,
+      'the queued build dropped',
+    );
+    const text = await transcript(t);
+    expect(text.split('the plan is built when the current run ends').length - 1).toBe(1);
+    expect(text).not.toContain('Build the plan.');
+    expect(await t.lua<boolean>(`return require('agent').status().running`)).toBeFalsy();
+  });
+
   it('"always" answers can be saved to the project config and apply in the next Neovim', async () => {
     const shell = { toolCalls: [{ name: 'shell', arguments: { command: 'echo saved-rule' } }] };
     server = await startLlmServer({ turns: [shell, { text: 'First.' }, shell, { text: 'Second.' }] });
