@@ -97,7 +97,11 @@ export async function startTui(
   await nvim.channelId;
   // The server listens before the terminal UI has attached.
   while ((await nvim.lua('return #vim.api.nvim_list_uis()')) === 0) {
-    if (Date.now() > deadline) throw new Error('no UI attached to the Neovim in tmux');
+    if (Date.now() > deadline) {
+      nvim.quit();
+      cleanup();
+      throw new Error('no UI attached to the Neovim in tmux');
+    }
     await sleep(50);
   }
   return {

@@ -73,8 +73,9 @@ function H.state(buf)
   return state
 end
 
---- A query of the runtime (with the user's and plugins' overrides), without the directives that
---- match `drop`; nil when there is none or what is left does not parse.
+--- A query from the query files on 'runtimepath' (so plugins' and the user's files count), without
+--- the directives that match `drop`; nil when there is nothing to drop, when the query in use was
+--- set another way (`vim.treesitter.query.set`), or when what is left does not parse.
 ---@param lang string
 ---@param kind string 'injections'|'highlights'
 ---@param drop string Lua pattern of the directive to remove
@@ -89,12 +90,19 @@ function H.runtime_query(lang, kind, drop)
       f:close()
     end
   end
-  local query = table.concat(text, '\n'):gsub(drop, '')
-  if #text > 0 and pcall(vim.treesitter.query.parse, lang, query) then return query end
+  local whole = table.concat(text, '\n')
+  local query, dropped = whole:gsub(drop, '')
+  if dropped == 0 then return end
+  local parsed, from_files = pcall(vim.treesitter.query.parse, lang, whole)
+  local got, in_use = pcall(vim.treesitter.query.get, lang, kind)
+  if not (parsed and got and in_use and #in_use.captures == #from_files.captures) then return end
+  if vim.tbl_count(in_use.info.patterns) ~= vim.tbl_count(from_files.info.patterns) then return end
+  if pcall(vim.treesitter.query.parse, lang, query) then return query end
 end
 
---- The queries the transcript is parsed and highlighted with: the runtime's, minus two directives
---- that cost most on Neovim 0.11+ as a long transcript streams.
+--- The queries the transcript is parsed and highlighted with on Neovim 0.11+: the runtime's, minus
+--- two directives that cost most there as a long transcript streams (0.10 has no
+--- `conceal_lines` and scans injections whole anyway, so it keeps its queries).
 --- - `injection.combined` (Markdown's HTML blocks, inline HTML tags) makes Neovim run the
 ---   injection query over the whole document after every parse instead of over the rows it
 ---   draws; each HTML block or tag is parsed on its own instead.
@@ -104,6 +112,7 @@ end
 ---@return { injections: table<string, string>, highlights: table<string, string> }
 function H.queries()
   local queries = { injections = {}, highlights = {} }
+  if vim.fn.has('nvim-0.11') == 0 then return queries end
   for _, lang in ipairs({ 'markdown', 'markdown_inline' }) do
     queries.injections[lang] = H.runtime_query(lang, 'injections', '%(#set!%s+"?injection%.combined"?%s*%)')
     queries.highlights[lang] = H.runtime_query(lang, 'highlights', '%(#set!%s+"?conceal_lines"?%s+""%s*%)')
@@ -114,12 +123,14 @@ end
 --- Starts Markdown highlighting on the (empty) transcript and gives its parser the slots.
 ---@param buf integer
 function M.attach(buf)
-  -- As `vim.treesitter.start` does, with the queries above.
+  -- As `vim.treesitter.start` does, with the queries above. A highlighter already there (a
+  -- FileType autocmd of the user's) goes first, so that one highlighter draws the transcript.
+  local active = vim.treesitter.highlighter.active
+  if active[buf] then pcall(active[buf].destroy, active[buf]) end
   local queries = H.queries()
   local ok, parser = pcall(vim.treesitter.get_parser, buf, 'markdown', { injections = queries.injections })
-  if not (ok and parser and pcall(vim.treesitter.highlighter.new, parser, { queries = queries.highlights })) then
-    pcall(vim.treesitter.start, buf, 'markdown')
-  end
+  ok = ok and parser and pcall(vim.treesitter.highlighter.new, parser, { queries = queries.highlights })
+  if not ok and not active[buf] then pcall(vim.treesitter.start, buf, 'markdown') end
   local state = H.state(buf)
   if state and not state.off then H.apply(buf, state) end
   vim.api.nvim_create_autocmd('WinScrolled', {
