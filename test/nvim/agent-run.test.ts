@@ -262,7 +262,9 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
 
   it('plan mode: a Build queued behind a run that then fails is dropped with a word, not run', async () => {
     server = await startLlmServer({
-      turns: [{ text: 'Plan:\n<proposed_plan>\n# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n</proposed_plan>' }],
+      turns: [
+        { text: 'Plan:\n<proposed_plan>\n# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n</proposed_plan>' },
+      ],
     });
     t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
     await t.lua(`
@@ -279,11 +281,7 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
         return dispatch(method, payload)
       end
       require('agent').send('plan a greeting')`);
-    await waitFor(
-      () => t?.lua<boolean>(`return require('agent.ui.plan').is_open()`),
-      10_000,
-      'plan preview',
-    );
+    await waitFor(() => t?.lua<boolean>(`return require('agent.ui.plan').is_open()`), 10_000, 'plan preview');
     await t.nvim.input('b');
     await t.lua(`require('agent').build()`); // a second Build queues nothing more
     await waitFor(
