@@ -1,13 +1,5 @@
 import { type HostConfig, hostConfigSchema } from '../config/schema.js';
-import {
-  appendUser,
-  contextSize,
-  createHistory,
-  estimateTextTokens,
-  type History,
-  lastAssistant,
-  sessionUsage,
-} from '../history/index.js';
+import { appendUser, createHistory, type History, lastAssistant, sessionUsage } from '../history/index.js';
 import { PermissionService, parseRules } from '../permissions/index.js';
 import { SessionStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/all-tools.js';
@@ -19,14 +11,13 @@ import type { Logger } from '../util/logger.js';
 import { redact } from '../util/redact.js';
 import { warmHttpClient } from '../util/warm-http.js';
 import { runAgentLoop } from './agent-loop.js';
-import { fitContext } from './context-fit.js';
+import { ContextMeter } from './context-meter.js';
 import { FIRST_RUN_HELP } from './first-run.js';
 import { ModelResolver, type ResolvedModel } from './model-resolver.js';
 import { PendingPlan } from './pending-plan.js';
 import { readProjectInstructions } from './project-instructions.js';
-import { contextBudget, keepTurns, projectString, toolConfig } from './project-settings.js';
+import { projectString, toolConfig } from './project-settings.js';
 import type { RunSink } from './run-sink.js';
-import { runStatus } from './run-status.js';
 import { SessionRecorder } from './session-recorder.js';
 import { SessionTitler } from './session-titler.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -77,10 +68,7 @@ export class ChatSession {
   private readonly models: ModelResolver;
   /** Where the recorder's one-time warning goes: the sink of the run in progress. */
   private warnSink: RunSink | undefined;
-  /** Tokens of the system prompt and tool declarations of the latest request. */
-  private fixedTokens: number | undefined;
-  /** Our estimate of the request being sent, kept with its answer to anchor later estimates. */
-  private requestEstimate: number | undefined;
+  private readonly context: ContextMeter;
   /** The tools each mode offers with their JSON Schemas, and their estimated size in tokens. */
   private readonly listings: ToolListings;
   /** The model a resumed session used, until the user picks another. */
@@ -92,6 +80,13 @@ export class ChatSession {
     this.models = new ModelResolver(this.config, options.env, options.logger);
     this.listings = new ToolListings(this.registry);
     this.titler = new SessionTitler(options.logger);
+    this.context = new ContextMeter({
+      listings: this.listings,
+      models: this.models,
+      logger: options.logger,
+      config: () => this.config,
+      recorder: () => this.recorder,
+    });
     this.plan = new PendingPlan({
       root: () => this.root(),
       registry: this.registry,
@@ -214,9 +209,18 @@ export class ChatSession {
         sink,
         maxSteps: this.config.max_steps,
         beforeRequest: () =>
-          this.fitContext(request.id, target, system, mode, controller.signal, sink, false),
+          this.context.fit({
+            id: request.id,
+            history: this.history,
+            target,
+            system,
+            mode,
+            signal: controller.signal,
+            sink,
+            force: false,
+          }),
         onCommit: async (message) => {
-          if (this.requestEstimate !== undefined) message.contextEstimate ??= this.requestEstimate;
+          this.context.stamp(message);
           await saved;
           await this.recorder.append(message);
         },
@@ -226,7 +230,8 @@ export class ChatSession {
             await this.recorder.changedByCommand(root, result.changed_paths);
           }
         },
-        onStep: (step, maxSteps) => void this.reportStatus(request.id, step, maxSteps, target, sink),
+        onStep: (step, maxSteps) =>
+          void this.context.report(request.id, this.history, step, maxSteps, target, sink),
         buildCommand: projectString(this.config, 'build_command'),
       });
       await saved;
@@ -358,7 +363,16 @@ export class ChatSession {
         return;
       }
       const system = this.systemFor(this.mode, '', target);
-      const blocked = await this.fitContext(id, target, system, this.mode, controller.signal, sink, true);
+      const blocked = await this.context.fit({
+        id,
+        history: this.history,
+        target,
+        system,
+        mode: this.mode,
+        signal: controller.signal,
+        sink,
+        force: true,
+      });
       if (blocked) sink.notice(blocked, 'warn');
     } finally {
       this.running = undefined;
@@ -366,55 +380,9 @@ export class ChatSession {
     }
   }
 
-  /** Before each request: compaction under the budget (see context-fit.ts). */
-  private async fitContext(
-    id: string,
-    target: ResolvedModel,
-    system: string,
-    mode: Mode,
-    signal: AbortSignal,
-    sink: RunSink,
-    force: boolean,
-  ): Promise<string | undefined> {
-    this.fixedTokens = estimateTextTokens(system) + this.listings.for(mode, target.model).tokens;
-    const blocked = await fitContext({
-      id,
-      history: this.history,
-      target,
-      budget: contextBudget(this.config, this.models.knownWindow(target)),
-      keepTurns: keepTurns(this.config),
-      fixedTokens: this.fixedTokens,
-      signal,
-      force,
-      sink,
-      onCompacted: (index) => this.recorder.compacted(this.history.messages, index),
-    });
-    this.requestEstimate = contextSize(this.history, this.fixedTokens).estimate;
-    return blocked;
-  }
-
   /** Implements the latest plan: Agent mode, the todo list from its tasks, and a run. */
   build(id: string, sink: RunSink): Promise<void> {
     return this.plan.build(id, sink);
-  }
-
-  /** The status line's figures after a response. Never throws. */
-  private async reportStatus(
-    id: string,
-    step: number,
-    maxSteps: number,
-    target: ResolvedModel,
-    sink: RunSink,
-  ) {
-    try {
-      const fixedTokens = this.fixedTokens ?? 0;
-      sink.status?.(
-        id,
-        await runStatus({ history: this.history, target, models: this.models, fixedTokens, step, maxSteps }),
-      );
-    } catch (err) {
-      this.options.logger.warn('status report failed:', err);
-    }
   }
 
   /** Every model the configured (or detected) providers offer, for the model picker. */
