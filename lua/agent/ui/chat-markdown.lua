@@ -296,9 +296,11 @@ end
 --- range's end would stretch the range without invalidating its tree, and on Neovim 0.10 a range
 --- ending just after a newline can crash Treesitter.
 function H.line_end_mark(buf, row, id)
-  local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
-  return vim.api.nvim_buf_set_extmark(buf, H.ns, row, col, { id = id })
+  return vim.api.nvim_buf_set_extmark(buf, H.ns, row, H.line_length(buf, row), { id = id })
 end
+
+---@return integer the byte length of `row` (0-based)
+function H.line_length(buf, row) return #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '') end
 
 --- The regions the parser should have, one per slot.
 ---@return table[]
@@ -314,7 +316,7 @@ function H.regions(buf, state)
     local start = rows[i]
     if rows[i + 1] then
       local row = rows[i + 1] - 1
-      local col = #(vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or '')
+      local col = H.line_length(buf, row)
       range = { start, 0, offset(start, 0), row, col, offset(row, col) }
     elseif state.hold then
       local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.ns, state.hold, {})
