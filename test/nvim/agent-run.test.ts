@@ -7,6 +7,23 @@ import type { ToolListing } from '../../src/tools/registry.js';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
 
+/** Lua that makes the first run's end reach the chat `ms` late (as on a busy machine), and as `outcome` if given. */
+function lateFirstRunDone(ms: number, outcome?: string): string {
+  return `
+      local rpc = require('agent.rpc')
+      local dispatch = rpc.dispatch
+      local delayed = false
+      rpc.dispatch = function(method, payload)
+        if method == 'run_done' and not delayed then
+          delayed = true
+          payload.outcome = ${outcome ? `'${outcome}'` : 'payload.outcome'}
+          vim.defer_fn(function() dispatch(method, payload) end, ${ms})
+          return
+        end
+        return dispatch(method, payload)
+      end`;
+}
+
 describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;
   let server: LlmServer | undefined;
@@ -214,17 +231,7 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       require('agent').setup({ mode = 'plan', auto_approve = true })
       -- The plan run's end reaches Neovim only after the preview is up and the user pressed b,
       -- as on a busy machine: the build must wait for it, not be dropped.
-      local rpc = require('agent.rpc')
-      local dispatch = rpc.dispatch
-      local delayed = false
-      rpc.dispatch = function(method, payload)
-        if method == 'run_done' and not delayed then
-          delayed = true
-          vim.defer_fn(function() dispatch(method, payload) end, 1500)
-          return
-        end
-        return dispatch(method, payload)
-      end
+      ${lateFirstRunDone(1500)}
       require('agent').send('plan a greeting')`);
     const preview = await waitFor(
       () =>
@@ -270,16 +277,7 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await t.lua(`
       require('agent').setup({ mode = 'plan' })
       -- The run's end comes late and as a failure (as when the host dies after the plan).
-      local rpc = require('agent.rpc')
-      local dispatch = rpc.dispatch
-      rpc.dispatch = function(method, payload)
-        if method == 'run_done' then
-          payload.outcome = 'failed'
-          vim.defer_fn(function() dispatch(method, payload) end, 1000)
-          return
-        end
-        return dispatch(method, payload)
-      end
+      ${lateFirstRunDone(1000, 'failed')}
       require('agent').send('plan a greeting')`);
     await waitFor(() => t?.lua<boolean>(`return require('agent.ui.plan').is_open()`), 10_000, 'plan preview');
     await t.nvim.input('b');
