@@ -180,6 +180,72 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(found.conceal.captures[0]).toBe(found.conceal.captures[1]);
   });
 
+  it("on 0.10, keeps each chunk's injections and finds the same ones as Neovim after edits anywhere", async () => {
+    t = await startNvim();
+    const found = await t.lua<{ kept: boolean; steps: { mine: string; runtime: string; count: number }[] }>(`
+      local md = require('agent.ui.chat-markdown')
+      md.advance_ms = 0
+      local buf = vim.api.nvim_create_buf(false, true)
+      vim.api.nvim_set_current_buf(buf)
+      md.attach(buf)
+      local parser = vim.treesitter.highlighter.active[buf].tree
+      -- 0.11+ looks injections up where it draws, and keeps its own lookup.
+      if vim.fn.has('nvim-0.11') == 1 then return { kept = rawget(parser, '_get_injections') ~= nil, steps = {} } end
+      local runtime = require('vim.treesitter.languagetree')._get_injections
+      -- Every injection region, in one canonical order.
+      local function flat(by_lang)
+        local out = {}
+        for lang, regions in pairs(by_lang) do
+          for _, region in ipairs(regions) do
+            for _, r in ipairs(region) do out[#out + 1] = lang .. ':' .. table.concat(r, ',') end
+          end
+        end
+        table.sort(out)
+        return out
+      end
+      local steps = {}
+      local function check()
+        parser:parse(true)
+        local mine = flat(parser:_get_injections())
+        table.insert(steps, { mine = table.concat(mine, ' '), runtime = table.concat(flat(runtime(parser)), ' '), count = #mine })
+      end
+      local function append(text)
+        local row = vim.api.nvim_buf_line_count(buf) - 1
+        local col = #vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+        vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, '\\n'))
+        md.sync(buf)
+        parser:parse({ math.max(0, row - 30), 0, row + 1, 0 })
+      end
+      for n = 1, 3 do
+        append('## Agent\\n\\n')
+        md.hold(buf)
+        for p = 1, 6 do append('Part ' .. n .. '.' .. p .. ' has **strong** and \`code\`.\\n\\n') end
+        append('\`\`\`lua\\nlocal x = ' .. n .. '\\n\`\`\`\\n\\n')
+        md.release(buf)
+        check()
+      end
+      -- A status icon replaced in place (same length), in the first answer.
+      vim.api.nvim_buf_set_text(buf, 2, 0, 2, 4, { 'PART' })
+      check()
+      -- Lines inserted into the second answer: it and every answer below it move.
+      local second = vim.fn.search('Part 2.3', 'n') - 1
+      vim.api.nvim_buf_set_lines(buf, second, second, false, { 'New **line**.', '' })
+      md.sync(buf)
+      check()
+      -- And some removed.
+      vim.api.nvim_buf_set_lines(buf, 0, 4, false, {})
+      md.sync(buf)
+      check()
+      return { kept = rawget(parser, '_get_injections') ~= nil, steps = steps }`);
+    const old = nvimVersion(nvimBinary()).startsWith('0.10');
+    expect(found.kept).toBe(old);
+    expect(found.steps).toHaveLength(old ? 6 : 0);
+    for (const step of found.steps) {
+      expect(step.count).toBeGreaterThan(6);
+      expect(step.mine).toBe(step.runtime);
+    }
+  });
+
   it('leaves a query the user set with vim.treesitter.query.set() as it is', async () => {
     t = await startNvim();
     const captures = await t.lua<number[]>(`
