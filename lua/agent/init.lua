@@ -29,7 +29,7 @@ function M.setup(opts)
   H.state.mode = nil
   H.state.model = nil
   require('agent.highlight').setup()
-  H.apply_keys(resolved.keys)
+  H.apply_keys(resolved.keys, type(opts) == 'table' and type(opts.keys) == 'table' and opts.keys.toggle ~= nil)
   require('agent.rpc').reconfigure()
   return M
 end
@@ -428,7 +428,8 @@ function H.finish(id, outcome, err, completion)
   chat.end_run(id, outcome, err)
   if completion and completion.steps then chat.completion(completion) end
   require('agent.events').fire('AgentRunDone', {
-    session = id,
+    id = id,
+    session = completion and completion.session,
     outcome = outcome,
     changed_files = completion and completion.changed_files or {},
     checks = completion and completion.checks or {},
@@ -505,14 +506,20 @@ function H.show_help()
   end
 end
 
---- Maps the toggle key from the config (false removes it).
+--- Maps the toggle key from the config (false removes it). The default key goes only where the
+--- user has no mapping of their own; a key the user named in `keys` is theirs to give.
 ---@param keys { toggle: string|false }
-function H.apply_keys(keys)
+---@param named boolean whether the user's options named the toggle key
+function H.apply_keys(keys, named)
+  local function ours(lhs)
+    local map = vim.fn.maparg(lhs, 'n', false, true)
+    return vim.tbl_isempty(map) or map.rhs == '<Plug>(AgentToggle)'
+  end
   if vim.g.agent_toggle_key then
-    pcall(vim.keymap.del, 'n', vim.g.agent_toggle_key)
+    if ours(vim.g.agent_toggle_key) then pcall(vim.keymap.del, 'n', vim.g.agent_toggle_key) end
     vim.g.agent_toggle_key = nil
   end
-  if keys.toggle then
+  if keys.toggle and (named or ours(keys.toggle)) then
     vim.keymap.set('n', keys.toggle, '<Plug>(AgentToggle)', { desc = 'agent: toggle the chat' })
     vim.g.agent_toggle_key = keys.toggle
   end

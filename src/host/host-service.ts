@@ -249,6 +249,7 @@ export class HostService {
         this.batcher.flush();
         void this.ui.dispatch('run_done', {
           id,
+          ...(this.chat.sessionId ? { session: this.chat.sessionId } : {}),
           outcome,
           ...(error ? { error } : {}),
           ...(completion

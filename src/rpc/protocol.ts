@@ -63,6 +63,8 @@ export interface DispatchPayloads {
   /** The run ended; `error` is one sentence the user can act on. */
   run_done: {
     id: string;
+    /** The saved session the run belongs to. */
+    session?: string;
     outcome: 'done' | 'failed' | 'cancelled' | 'budget';
     error?: string;
     changed_files?: string[];

@@ -133,6 +133,11 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       id: expect.any(String),
     });
     expect(seen[3]?.data).toMatchObject({ outcome: 'done', changed_files: ['notes.txt'] });
+    // `session` names the saved session (the one `:Agent resume` takes), `id` the prompt.
+    const session = String(seen[3]?.data.session);
+    expect(session).not.toBe(String(seen[3]?.data.id));
+    const saved = fs.readdirSync(t.dir, { recursive: true, encoding: 'utf8' });
+    expect(saved.filter((f) => f.includes('sessions') && f.includes(session))).not.toEqual([]);
   });
 
   it('scripts answer prompts through reply_permission, and a denial reaches the model', async () => {

@@ -72,15 +72,32 @@ describe(`plugin entry on Neovim ${nvimVersion(nvimBinary())}`, () => {
 
   it('leaves a user mapping of the default key alone', async () => {
     t = await startNvim({ withoutPlugin: true });
-    const map = await t.lua<string>(
+    const map = await t.lua<string[]>(
       `
       vim.keymap.set('n', '<C-M-a>', ':echo "mine"<CR>')
       vim.opt.runtimepath:prepend(...)
       vim.cmd.runtime('plugin/agent.lua')
-      return vim.fn.maparg('<C-M-a>', 'n')`,
+      local maps = { vim.fn.maparg('<C-M-a>', 'n') }
+      -- Also through setup() (lazy.nvim's opts call it; the first :AgentChat does too).
+      require('agent').setup({ mode = 'ask' })
+      table.insert(maps, vim.fn.maparg('<C-M-a>', 'n'))
+      -- A key the user names is mapped, and their own is left when they move it elsewhere.
+      require('agent').setup({ keys = { toggle = '<C-M-a>' } })
+      table.insert(maps, vim.fn.maparg('<C-M-a>', 'n'))
+      vim.keymap.set('n', '<C-M-a>', ':echo "mine again"<CR>')
+      require('agent').setup({ keys = { toggle = '<leader>a' } })
+      table.insert(maps, vim.fn.maparg('<C-M-a>', 'n'))
+      table.insert(maps, vim.fn.maparg('<leader>a', 'n'))
+      return maps`,
       [repoRoot],
     );
-    expect(map).toBe(':echo "mine"<CR>');
+    expect(map).toEqual([
+      ':echo "mine"<CR>',
+      ':echo "mine"<CR>',
+      '<Plug>(AgentToggle)',
+      ':echo "mine again"<CR>',
+      '<Plug>(AgentToggle)',
+    ]);
   });
 
   it(':Agent completes its subcommands and rejects unknown ones clearly', async () => {
