@@ -111,6 +111,24 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       return {}`);
     expect(fold[0]).toBe(-1);
     expect(fold[1]).toBeGreaterThan(0);
+    // za on the header opens the details below it and closes them again, cursor kept.
+    const toggled = await t.lua<number[]>(`
+      local w = require('agent.ui.chat').transcript_win()
+      vim.api.nvim_set_current_win(w)
+      local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+      local row
+      for i, l in ipairs(lines) do
+        if l:match('edit_file notes') then row = i end
+      end
+      vim.api.nvim_win_set_cursor(w, { row, 3 })
+      local seen = {}
+      for _ = 1, 2 do
+        vim.api.nvim_feedkeys('za', 'mx', false)
+        vim.list_extend(seen, { vim.fn.foldclosed(row + 1), vim.fn.line('.') - row })
+      end
+      return seen`);
+    expect(toggled).toEqual([-1, 0, expect.any(Number), 0]);
+    expect(toggled[2]).toBeGreaterThan(0);
     expect(text).toContain('> Changed: `notes.txt`');
     expect(text).toContain('no build or tests were run');
     const seen = await waitFor(

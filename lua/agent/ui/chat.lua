@@ -43,7 +43,31 @@ function M.transcript_buf()
   vim.keymap.set('n', '?', function()
     if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
   end, { buffer = buf, desc = 'agent: keys and modes' })
+  for _, key in ipairs({ 'za', 'zo', 'zc' }) do
+    vim.keymap.set('n', key, function() H.fold_key(key) end, { buffer = buf, desc = 'agent: ' .. key .. ' (on a tool call: its details)' })
+  end
   return buf
+end
+
+--- A fold key on a tool call's header acts on the details folded below it (the header stays
+--- visible, so the fold starts on the next line); anywhere else it is Neovim's own.
+---@param key string
+function H.fold_key(key)
+  local row = vim.fn.line('.')
+  local header = vim.fn.getline(row):match('^(%S+) ')
+  local below = row + 1
+  local is_tool = false
+  for _, icon in pairs(H.icons) do
+    is_tool = is_tool or header == icon
+  end
+  if not (is_tool and vim.fn.foldclosed(row) == -1 and vim.fn.foldlevel(below) > vim.fn.foldlevel(row)) then
+    vim.cmd('normal! ' .. vim.v.count1 .. key)
+    return
+  end
+  local view = vim.fn.winsaveview()
+  vim.api.nvim_win_set_cursor(0, { below, 0 })
+  vim.cmd('silent! normal! ' .. key)
+  vim.fn.winrestview(view)
 end
 
 --- A named scratch buffer kept while hidden; the filetype is set last so autocmds see the rest.
