@@ -246,6 +246,48 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
     }
   });
 
+  it("registers Markdown for the chat's filetypes and keeps its parser and keys through the user's FileType autocmds", async () => {
+    t = await startNvim();
+    const found = await t.lua<Record<string, unknown>>(`
+      -- What a config with Treesitter on for every filetype with a parser does, and a key of the user's.
+      vim.api.nvim_create_autocmd('FileType', {
+        pattern = { 'agent-chat', 'agent-input', 'agent-plan' },
+        callback = function(ev)
+          _G.started = (_G.started or 0) + (pcall(vim.treesitter.start, ev.buf) and 1 or 0)
+          vim.keymap.set('n', 'q', '<Cmd>let g:mine = 1<CR>', { buffer = ev.buf, desc = 'mine' })
+        end,
+      })
+      require('agent').open()
+      local chat = require('agent.ui.chat')
+      local buf = chat.transcript_buf()
+      local highlighter = vim.treesitter.highlighter.active[buf]
+      local plan = vim.fn.tempname() .. '.md'
+      vim.fn.writefile({ '# Plan', '', '## Tasks', '- one' }, plan)
+      require('agent.ui.plan').show(plan, { on_build = function() end, on_close = function() end })
+      local plan_buf = vim.api.nvim_get_current_buf()
+      return {
+        langs = { vim.treesitter.language.get_lang('agent-chat'), vim.treesitter.language.get_lang('agent-plan') },
+        started = _G.started,
+        same_parser = highlighter ~= nil and highlighter.tree == vim.treesitter.get_parser(buf),
+        slots = highlighter and vim.tbl_count(highlighter.tree:included_regions()) or 0,
+        plan = { vim.bo[plan_buf].filetype, vim.treesitter.highlighter.active[plan_buf] ~= nil },
+        keys = {
+          vim.fn.maparg('q', 'n', false, true).desc,
+          vim.api.nvim_buf_call(chat.input_buf(), function() return vim.fn.maparg('q', 'n', false, true).desc end),
+          vim.api.nvim_buf_call(buf, function() return vim.fn.maparg('q', 'n', false, true).desc end),
+          vim.api.nvim_buf_call(buf, function() return vim.fn.maparg('?', 'n', false, true).desc end),
+        },
+      }`);
+    expect(found).toEqual({
+      langs: ['markdown', 'markdown'],
+      started: 2,
+      same_parser: true,
+      slots: 24,
+      plan: ['agent-plan', true],
+      keys: ['mine', 'mine', 'mine', 'agent: keys and modes'],
+    });
+  });
+
   it('leaves a query the user set with vim.treesitter.query.set() as it is', async () => {
     t = await startNvim();
     const captures = await t.lua<number[]>(`

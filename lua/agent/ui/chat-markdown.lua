@@ -129,6 +129,7 @@ end
 ---@param parser vim.treesitter.LanguageTree
 function H.keep_injections(parser)
   if vim.fn.has('nvim-0.11') == 1 or type(parser._get_injections) ~= 'function' then return end
+  if rawget(parser, '_get_injections') then return end
   local lookup = parser._get_injections
   local kept = setmetatable({}, { __mode = 'k' }) ---@type table<TSTree, { range: string, by_lang: table }>
   parser._get_injections = function(self)
@@ -154,16 +155,31 @@ function H.keep_injections(parser)
   end
 end
 
---- Starts Markdown highlighting on the (empty) transcript and gives its parser the slots.
+--- The chat's and the plan's filetypes are Markdown to Treesitter, and so to plugins that ask it
+--- which parser a buffer has.
+function M.register() pcall(vim.treesitter.language.register, 'markdown', { 'agent-chat', 'agent-plan' }) end
+
+H.highlighters = setmetatable({}, { __mode = 'v' }) ---@type table<integer, vim.treesitter.highlighter>
+
+--- Starts Markdown highlighting on the (empty) transcript and gives its parser the slots. Called
+--- before the buffer gets its filetype, so that the buffer's parser is created here with the
+--- queries below, and again after it, to take the transcript back from a highlighter a FileType
+--- autocmd started (`vim.treesitter.start` reuses the parser, with its slots).
 ---@param buf integer
 function M.attach(buf)
-  -- As `vim.treesitter.start` does, with the queries above. A highlighter already there (a
-  -- FileType autocmd of the user's) goes first, so that one highlighter draws the transcript.
   local active = vim.treesitter.highlighter.active
+  if active[buf] and active[buf] == H.highlighters[buf] then return end
+  -- As `vim.treesitter.start` does, with the queries above. Another highlighter goes first, so
+  -- that one highlighter draws the transcript.
   if active[buf] then pcall(active[buf].destroy, active[buf]) end
   local queries = H.queries()
   local ok, parser = pcall(vim.treesitter.get_parser, buf, 'markdown', { injections = queries.injections })
-  ok = ok and parser and pcall(vim.treesitter.highlighter.new, parser, { queries = queries.highlights })
+  local highlighter
+  if ok and parser then
+    ok, highlighter = pcall(vim.treesitter.highlighter.new, parser, { queries = queries.highlights })
+  end
+  ok = ok and parser ~= nil
+  if ok then H.highlighters[buf] = highlighter end
   if not ok and not active[buf] then pcall(vim.treesitter.start, buf, 'markdown') end
   local state = H.state(buf)
   if state and not state.off then

@@ -31,8 +31,15 @@ function M.setup(callbacks) H.state.callbacks = callbacks end
 function M.transcript_buf()
   local buf = H.state.transcript
   if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
-  buf = H.scratch('agent://chat', 'agent-chat')
+  markdown.register()
+  buf = H.scratch('agent://chat', 'agent-chat', H.prepare_transcript)
   H.state.transcript = buf
+  markdown.attach(buf)
+  return buf
+end
+
+---@param buf integer
+function H.prepare_transcript(buf)
   vim.bo[buf].modifiable = false
   markdown.attach(buf)
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
@@ -40,13 +47,10 @@ function M.transcript_buf()
   local function open_file() chat_files.open_under_cursor({ H.state.transcript, H.state.input }) end
   vim.keymap.set('n', '<CR>', open_file, { buffer = buf, desc = 'agent: open the file under the cursor' })
   vim.keymap.set('n', 'Q', function() chat_files.to_quickfix(H.state.last_changed) end, { buffer = buf, desc = 'agent: changed files to the quickfix list' })
-  vim.keymap.set('n', '?', function()
-    if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
-  end, { buffer = buf, desc = 'agent: keys and modes' })
+  vim.keymap.set('n', '?', H.help, { buffer = buf, desc = 'agent: keys and modes' })
   for _, key in ipairs({ 'za', 'zo', 'zc' }) do
     vim.keymap.set('n', key, function() H.fold_key(key) end, { buffer = buf, desc = 'agent: ' .. key .. ' (on a tool call: its details)' })
   end
-  return buf
 end
 
 --- A fold key on a tool call's header acts on the details folded below it (the header stays
@@ -70,13 +74,16 @@ function H.fold_key(key)
   vim.fn.winrestview(view)
 end
 
---- A named scratch buffer kept while hidden; the filetype is set last so autocmds see the rest.
-function H.scratch(name, filetype)
+--- A named scratch buffer kept while hidden. The filetype is set last, after `prepare` (its
+--- keymaps and the like), so that FileType autocmds see the rest and the user's win.
+---@param prepare fun(buf: integer)
+function H.scratch(name, filetype, prepare)
   local buf = vim.api.nvim_create_buf(false, true)
   pcall(vim.api.nvim_buf_set_name, buf, name)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
+  prepare(buf)
   vim.bo[buf].filetype = filetype
   return buf
 end
@@ -85,8 +92,13 @@ end
 function M.input_buf()
   local buf = H.state.input
   if buf and vim.api.nvim_buf_is_valid(buf) then return buf end
-  buf = H.scratch('agent://input', 'agent-input')
+  buf = H.scratch('agent://input', 'agent-input', H.prepare_input)
   H.state.input = buf
+  return buf
+end
+
+---@param buf integer
+function H.prepare_input(buf)
   -- @path and #buffer/#selection/#diagnostics/#quickfix completion.
   require('agent.context').attach(buf)
   local submit = function() M.submit() end
@@ -94,7 +106,11 @@ function M.input_buf()
   vim.keymap.set('i', '<C-CR>', submit, { buffer = buf, desc = 'agent: send the message' })
   vim.keymap.set('i', '<C-s>', submit, { buffer = buf, desc = 'agent: send the message' })
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
-  return buf
+  vim.keymap.set('n', '?', H.help, { buffer = buf, desc = 'agent: keys and modes' })
+end
+
+function H.help()
+  if H.state.callbacks and H.state.callbacks.on_help then H.state.callbacks.on_help() end
 end
 
 --- Sends the input's text through the callback and clears the input.

@@ -19,7 +19,7 @@ function M.show(path, callbacks)
   vim.bo[buf].bufhidden = 'wipe'
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = 'agent-plan'
+  require('agent.ui.chat-markdown').register()
   pcall(vim.treesitter.start, buf, 'markdown')
   local width = math.max(20, math.min(100, vim.o.columns - 4))
   local height = math.max(3, math.min(#lines + 1, vim.o.lines - 6))
@@ -48,8 +48,11 @@ function M.show(path, callbacks)
     callbacks.on_close()
   end
   vim.keymap.set('n', 'b', build, { buffer = buf, desc = 'agent: build the plan' })
-  vim.keymap.set('n', 'c', close, { buffer = buf, desc = 'agent: close the plan' })
-  vim.keymap.set('n', 'q', close, { buffer = buf, desc = 'agent: close the plan' })
+  for _, key in ipairs({ 'c', 'q', '<Esc>' }) do
+    vim.keymap.set('n', key, close, { buffer = buf, desc = 'agent: close the plan' })
+  end
+  -- Last, so FileType autocmds see the keys and the user's win.
+  vim.bo[buf].filetype = 'agent-plan'
 end
 
 function M.hide()

@@ -298,13 +298,13 @@ function H.show()
   }, ',')
   H.fit(win, view)
   vim.api.nvim_win_set_cursor(win, { view.cursor or 1, 0 })
-  -- Filetype last, so FileType autocmds see the finished buffer and window.
-  vim.bo[buf].filetype = 'agent-prompt'
   if entry.kind == 'permission' then
     H.map_permission(buf, entry)
   else
     H.map_ask(buf, entry)
   end
+  -- Filetype last, so FileType autocmds see the finished buffer, window and keys.
+  vim.bo[buf].filetype = 'agent-prompt'
   H.watch(win, buf)
 end
 
