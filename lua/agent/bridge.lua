@@ -5,10 +5,7 @@ local H = {}
 
 ---@param path string absolute path
 ---@return integer|nil
-function H.loaded_buf(path)
-  local buf = vim.fn.bufnr(path)
-  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then return buf end
-end
+function H.loaded_buf(path) return require('agent.buffers').loaded(path) end
 
 --- Text of the buffer for `path` when it has unsaved changes, else nil.
 ---@param path string

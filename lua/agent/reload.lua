@@ -6,8 +6,8 @@ local H = {}
 
 ---@param path string absolute path the agent changed
 function M.file_changed(path)
-  local buf = vim.fn.bufnr(path)
-  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+  local buf = require('agent.buffers').loaded(path)
+  if buf then
     if vim.fn.filereadable(path) == 0 then
       H.deleted(buf, path)
     elseif vim.bo[buf].modified then
@@ -52,20 +52,63 @@ function H.deleted(buf, path)
   pcall(vim.api.nvim_buf_delete, buf, { force = false })
 end
 
---- The file changed under a buffer with unsaved edits: ask, never overwrite silently.
+--- The file changed under a buffer with unsaved edits: ask, never overwrite silently. Until the
+--- user answers, Neovim's own question about the change on disk is held back; the prompt comes
+--- on the next tick, so the agent's write does not wait for it.
 function H.conflict(buf, path)
+  if H.asking[buf] then return end
+  H.asking[buf] = vim.api.nvim_create_autocmd('FileChangedShell', {
+    buffer = buf,
+    desc = 'agent: the change is being asked about',
+    callback = function() vim.v.fcs_choice = '' end,
+  })
   local choices = { 'Keep my unsaved version', "Take the agent's version", 'Compare them (diff)' }
-  vim.ui.select(choices, {
-    prompt = string.format('agent changed %s, which has unsaved edits', H.short(path)),
-  }, function(choice)
-    if choice == choices[2] then
-      vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
-    elseif choice == choices[3] then
-      H.diff(buf, path)
-    else
-      vim.notify(string.format('agent: kept your version of %s; :w overwrites the agent\'s', H.short(path)), vim.log.levels.INFO)
-    end
+  vim.schedule(function()
+    vim.ui.select(choices, {
+      prompt = string.format('agent changed %s, which has unsaved edits', H.short(path)),
+    }, function(choice)
+      pcall(vim.api.nvim_del_autocmd, H.asking[buf])
+      H.asking[buf] = nil
+      if not vim.api.nvim_buf_is_loaded(buf) then return end
+      if choice == choices[2] then
+        vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+        return
+      end
+      -- The user's text stays, read as if over the agent's file: Neovim then neither asks about
+      -- the change on disk nor warns that :w overwrites it.
+      H.keep_text(buf)
+      if choice == choices[3] then
+        H.diff(buf, path)
+      else
+        vim.notify(string.format("agent: kept your version of %s; :w overwrites the agent's", H.short(path)), vim.log.levels.INFO)
+      end
+    end)
   end)
+end
+
+H.asking = {} ---@type table<integer, integer> buffer -> its FileChangedShell autocmd
+
+--- Reloads the file and puts the buffer's unsaved text back over it, hunk by hunk (marks outside
+--- the changed lines stay), every window's view kept. The buffer stays modified.
+function H.keep_text(buf)
+  local mine = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local views = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+  end
+  vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+  local disk = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local diff = vim.text and vim.text.diff or vim.diff
+  local hunks = diff(table.concat(disk, '\n') .. '\n', table.concat(mine, '\n') .. '\n', { result_type = 'indices' })
+  ---@cast hunks integer[][]
+  for i = #hunks, 1, -1 do
+    local a, a_count, b, b_count = unpack(hunks[i])
+    local from = a_count == 0 and a or a - 1
+    vim.api.nvim_buf_set_lines(buf, from, from + a_count, false, vim.list_slice(mine, b, b + b_count - 1))
+  end
+  for win, view in pairs(views) do
+    if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
+  end
 end
 
 --- Shows the buffer and the file on disk side by side in diff mode, in a new tab.

@@ -32,26 +32,91 @@ describe(`buffers stay true on Neovim ${nvimVersion(nvimBinary())}`, () => {
   it("never overwrites unsaved edits: keep, take the agent's, or compare in a diff", async () => {
     t = await startNvim();
     const file = path.join(t.project, 'b.c');
-    fs.writeFileSync(file, 'original\n');
-    await t.lua(`vim.cmd('edit b.c'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'mine' })`);
-    fs.writeFileSync(file, 'agent\n');
+    fs.writeFileSync(file, 'top\noriginal\nbottom\n');
+    await t.lua(
+      `vim.cmd('edit b.c'); vim.api.nvim_buf_set_lines(0, 1, 2, false, { 'mine' }); vim.api.nvim_win_set_cursor(0, { 3, 1 })`,
+    );
+    fs.writeFileSync(file, 'top\nagent\nbottom\nmore\n');
+    // The question comes on the next tick: the host's request does not wait for the user.
     const run = (choice: number) =>
-      t?.lua<string[]>(
+      t?.lua<{ asked_at_once: boolean; lines: string[]; modified: boolean; cursor: number[] }>(
         `local choice = ...
-         vim.ui.select = function(items, _, cb) cb(items[choice]) end
+         _G.asked = false
+         vim.ui.select = function(items, _, cb) _G.asked = true; cb(items[choice]) end
          require('agent.reload').file_changed(vim.fn.fnamemodify('b.c', ':p'))
-         return vim.api.nvim_buf_get_lines(vim.fn.bufnr('b.c'), 0, -1, false)`,
+         local asked_at_once = _G.asked
+         vim.wait(1000, function() return _G.asked end)
+         local buf = vim.fn.bufnr('b.c')
+         return { asked_at_once = asked_at_once, lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+                  modified = vim.bo[buf].modified, cursor = vim.api.nvim_win_get_cursor(0) }`,
         [choice],
       );
-    expect(await run(1)).toEqual(['mine']);
+    expect(await run(1)).toEqual({
+      asked_at_once: false,
+      lines: ['top', 'mine', 'bottom'],
+      modified: true,
+      cursor: [3, 1],
+    });
+    // Kept: Neovim neither asks about the file on disk (W12) nor warns when :w overwrites it.
+    const checked = await t.lua<string>(`vim.cmd('checktime'); return vim.fn.execute('messages')`);
+    expect(checked).not.toMatch(/W11|W12|changed/);
+    await t.nvim.input(':w<CR>');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await t.nvim.mode).blocking).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe('top\nmine\nbottom\n');
+
+    await t.lua(`vim.api.nvim_buf_set_lines(0, 1, 2, false, { 'mine again' })`);
+    fs.writeFileSync(file, 'top\nagent\nbottom\n');
     const diff = await t.lua<{ tabs: number; diffs: number }>(`
-      vim.ui.select = function(items, _, cb) cb(items[3]) end
+      _G.asked = false
+      vim.ui.select = function(items, _, cb) _G.asked = true; cb(items[3]) end
       require('agent.reload').file_changed(vim.fn.fnamemodify('b.c', ':p'))
+      vim.wait(1000, function() return _G.asked end)
       local diffs = 0
       for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do if vim.wo[w].diff then diffs = diffs + 1 end end
       return { tabs = #vim.api.nvim_list_tabpages(), diffs = diffs }`);
     expect(diff).toEqual({ tabs: 2, diffs: 2 });
-    expect(await run(2)).toEqual(['agent']);
+    fs.writeFileSync(file, 'top\nagent once more\nbottom\n');
+    expect((await run(2))?.lines).toEqual(['top', 'agent once more', 'bottom']);
+  });
+
+  it('finds the buffer of a path with pattern characters, or reached through a symlink', async () => {
+    t = await startNvim();
+    const dir = path.join(t.project, 'app', '[id]');
+    fs.mkdirSync(dir, { recursive: true });
+    const page = path.join(dir, 'page.tsx');
+    fs.writeFileSync(page, 'old\n');
+    fs.writeFileSync(path.join(t.project, 'real.c'), 'old\n');
+    const linked = path.join(t.dir, 'linked');
+    fs.symlinkSync(t.project, linked);
+    await t.lua(
+      `local page, linked = ...
+       vim.cmd.edit(vim.fn.fnameescape(page))
+       vim.cmd.split(vim.fn.fnameescape(linked .. '/real.c'))`,
+      [page, linked],
+    );
+    fs.writeFileSync(page, 'new\n');
+    fs.writeFileSync(path.join(t.project, 'real.c'), 'new\n');
+    const lines = await t.lua<string[][]>(
+      `local page, real = ...
+       require('agent.reload').file_changed(page)
+       require('agent.reload').file_changed(real)
+       local out = {}
+       for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+         table.insert(out, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false))
+       end
+       return out`,
+      [page, fs.realpathSync(path.join(t.project, 'real.c'))],
+    );
+    expect(lines).toEqual([['new'], ['new']]);
+    // Read as a pattern, app/[id].tsx names app/i.tsx too: deleting the first leaves the second.
+    fs.writeFileSync(path.join(t.project, 'app', 'i.tsx'), 'kept\n');
+    const kept = await t.lua<number>(
+      `vim.cmd('edit app/i.tsx')
+       require('agent.reload').file_changed(vim.fn.fnamemodify('app/[id].tsx', ':p'))
+       return vim.fn.bufloaded('app/i.tsx')`,
+    );
+    expect(kept).toBe(1);
   });
 
   it('a deleted file closes its unmodified buffer and keeps a modified one', async () => {
