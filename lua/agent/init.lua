@@ -115,6 +115,9 @@ end
 --- Stops the run first, then starts a new conversation.
 function M.clear()
   if not H.supported() then return end
+  -- What the stopped run still sends (its last text, cancelled tools, its end) belongs to the
+  -- conversation being cleared: it fires events but is not drawn in the new one.
+  H.state.cleared = H.state.running
   M.stop()
   require('agent.ui.chat').clear()
   require('agent.ui.status').reset()
@@ -349,7 +352,9 @@ function H.wire()
   local chat, rpc, events = require('agent.ui.chat'), require('agent.rpc'), require('agent.events')
   chat.setup({ on_submit = function(text) M.send(text) end, on_help = H.show_help })
   require('agent.ui.prompt').setup({ reopen_hint = ':Agent prompt' })
+  local function cleared(p) return p.id ~= nil and p.id == H.state.cleared end
   rpc.on('status', function(p)
+    if cleared(p) then return end
     require('agent.ui.status').update(p)
     require('agent.ui.status').render()
   end)
@@ -359,11 +364,13 @@ function H.wire()
     chat.begin_assistant(p.id, p.model)
     events.fire('AgentRunStarted', { id = p.id, model = p.model, mode = M.status().mode })
   end)
-  rpc.on('stream', function(p) chat.stream(p.id, p.text, p.reasoning) end)
+  rpc.on('stream', function(p)
+    if not cleared(p) then chat.stream(p.id, p.text, p.reasoning) end
+  end)
   rpc.on('run_done', function(p) H.finish(p.id, p.outcome, p.error, p) end)
   rpc.on('notice', function(p) chat.notice(p.text, p.level) end)
   rpc.on('tool', function(p)
-    chat.tool(p)
+    if not cleared(p) then chat.tool(p) end
     local data = { id = p.id, call_id = p.call_id, tool = p.name, summary = p.summary, status = p.status }
     events.fire(p.status == 'running' and 'AgentToolStarted' or 'AgentToolDone', data)
   end)
@@ -393,6 +400,7 @@ function H.wire()
   rpc.on('exported', function(p) require('agent.ui.sessions').on_exported(p, H.exports) end)
   rpc.on('restored', function(p) require('agent.ui.sessions').on_restored(p, H.next_request) end)
   rpc.on('activity', function(p)
+    if cleared(p) then return end
     require('agent.ui.status').set_activity(p.text)
     require('agent.ui.status').render()
   end)
@@ -405,6 +413,7 @@ function H.wire()
   rpc.on('plan_ready', function(p)
     local path = vim.fs.joinpath(vim.fn.getcwd(), p.path)
     events.fire('AgentPlanReady', { path = path })
+    if cleared(p) then return end
     -- Scheduled so the run's completion entry is drawn before the preview takes focus.
     vim.schedule(function()
       require('agent.ui.plan').show(path, { on_build = M.build, on_close = M.close_plan })
@@ -425,8 +434,12 @@ function H.finish(id, outcome, err, completion)
   H.state.running = nil
   local chat = require('agent.ui.chat')
   require('agent.ui.status').render()
-  chat.end_run(id, outcome, err)
-  if completion and completion.steps then chat.completion(completion) end
+  if id == H.state.cleared then
+    H.state.cleared = nil
+  else
+    chat.end_run(id, outcome, err)
+    if completion and completion.steps then chat.completion(completion) end
+  end
   require('agent.events').fire('AgentRunDone', {
     id = id,
     session = completion and completion.session,

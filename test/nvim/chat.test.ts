@@ -204,6 +204,33 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua<boolean>(`return require('agent.ui.chat').is_open()`)).toBe(true);
   });
 
+  it(':Agent clear during a run stops it first and leaves nothing of it in the new chat', async () => {
+    const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
+    server = await startLlmServer({
+      turns: [
+        { text: words, chunkSize: 10, delayMs: 10 },
+        { text: 'fresh answer', chunkSize: 10 },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      _G.done = {}
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentRunDone', callback = function(ev) table.insert(_G.done, ev.data.outcome) end })
+      require('agent').open()
+      require('agent').send('stream please')`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('w10'), 10_000, 'streaming started');
+    await t.nvim.command('Agent clear');
+    await waitFor(() => t?.lua<boolean>(`return #_G.done == 1`), 10_000, 'the stopped run to end');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await t.lua<string[]>('return _G.done')).toEqual(['cancelled']);
+    expect((await transcript(t)).trim()).toBe('');
+    await t.lua(`require('agent').send('again')`);
+    await waitFor(() => t?.lua<boolean>(`return #_G.done == 2`), 10_000, 'the next run');
+    const text = await transcript(t);
+    expect(text).toContain('fresh answer');
+    expect(text).not.toMatch(/w10|Stopped/);
+  });
+
   it('follows the end while the cursor is at the bottom, and leaves a cursor the user moved', async () => {
     const long = Array.from({ length: 200 }, (_, i) => `line ${i}`).join('\n');
     server = await startLlmServer({
