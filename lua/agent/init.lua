@@ -9,6 +9,7 @@ H.state = {
   model = nil, ---@type string|nil
   running = nil, ---@type string|nil id of the running prompt
   queue = {}, ---@type { text?: string, opts?: table, build?: true }[] prompts (or a plan build) sent when the run ends
+  permissions = {}, ---@type table<string, { summary: string, pattern: string }> open permission prompts
   next_id = 0,
   wired = false,
 }
@@ -148,6 +149,15 @@ function M.reply_permission(id, decision)
   end
   require('agent.ui.prompt').cancel(id)
   require('agent.rpc').notify('permission_reply', { id = id, decision = decision })
+  local asked = H.state.permissions[id]
+  H.state.permissions[id] = nil
+  if asked then
+    local text = decision == 'once' and 'allowed once'
+      or decision == 'always' and ('allowed always' .. (asked.pattern ~= '' and (' (' .. asked.pattern .. ')') or ''))
+      or type(decision) == 'table' and ('denied: ' .. decision.deny)
+      or 'denied'
+    require('agent.ui.chat').permission_decided(text, asked.summary)
+  end
 end
 
 --- Answers an open ask_user question: one of its options or free text. Without a reply the
@@ -375,6 +385,7 @@ function H.wire()
     events.fire(p.status == 'running' and 'AgentToolStarted' or 'AgentToolDone', data)
   end)
   rpc.on('permission', function(p)
+    H.state.permissions[p.id] = { summary = p.summary or p.tool, pattern = p.pattern or '' }
     events.fire('AgentPermissionAsked', { id = p.id, tool = p.tool, summary = p.summary, pattern = p.pattern })
     require('agent.ui.prompt').permission(p, function(decision) M.reply_permission(p.id, decision) end)
   end)
@@ -404,7 +415,10 @@ function H.wire()
     require('agent.ui.status').set_activity(p.text)
     require('agent.ui.status').render()
   end)
-  rpc.on('prompt_cancel', function(p) require('agent.ui.prompt').cancel(p.id) end)
+  rpc.on('prompt_cancel', function(p)
+    H.state.permissions[p.id] = nil
+    require('agent.ui.prompt').cancel(p.id)
+  end)
   rpc.on('file_changed', function(p) require('agent.reload').file_changed(p.path) end)
   rpc.on('mode_changed', function(p)
     H.state.mode = p.mode

@@ -133,4 +133,54 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(shown.text).toContain(':Agent build');
     expect(shown.after).toBe(3);
   });
+  it('themes through Agent* groups: headings, the input hint, the float border, kept after :colorscheme', async () => {
+    server = await startLlmServer({ turns: [{ text: 'answer' }] });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      vim.api.nvim_set_hl(0, 'AgentUser', { fg = '#ff0000' })
+      require('agent').setup({ window = { layout = 'float' } })
+      require('agent').open()
+      require('agent').send('hi')`);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run');
+    const found = await t.lua<Record<string, unknown>>(`
+      local chat = require('agent.ui.chat')
+      local function groups(buf, row)
+        local out = {}
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, { row, 0 }, { row, -1 }, { details = true })) do
+          if m[4].hl_group then table.insert(out, m[4].hl_group) end
+          for _, chunk in ipairs(m[4].virt_text or {}) do table.insert(out, chunk[2]) end
+        end
+        return out
+      end
+      local buf = chat.transcript_buf()
+      local rows = {}
+      for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        if line:match('^## ') then rows[line:match('^## (%a+)')] = i - 1 end
+      end
+      local hint_empty = groups(chat.input_buf(), 0)
+      vim.api.nvim_buf_set_lines(chat.input_buf(), 0, -1, false, { 'typed' })
+      vim.api.nvim_exec_autocmds('TextChanged', { buffer = chat.input_buf() })
+      local hint_typed = groups(chat.input_buf(), 0)
+      vim.cmd('hi clear')
+      vim.cmd('doautocmd ColorScheme')
+      return {
+        you = groups(buf, rows.You), agent = groups(buf, rows.Agent),
+        hint = { hint_empty, hint_typed },
+        border = vim.wo[chat.transcript_win()].winhighlight,
+        links = { vim.api.nvim_get_hl(0, { name = 'AgentAssistant' }).link, vim.api.nvim_get_hl(0, { name = 'AgentToolDone' }).link },
+      }`);
+    expect(found).toEqual({
+      you: ['AgentUser'],
+      agent: ['AgentAssistant'],
+      hint: [['AgentInputPrompt'], []],
+      border: 'FloatBorder:AgentBorder',
+      links: ['Special', 'DiagnosticOk'],
+    });
+    // A group the user set before setup() is theirs.
+    expect(
+      await t.lua<number>(
+        `vim.api.nvim_set_hl(0, 'AgentUser', { fg = '#ff0000' }); require('agent.highlight').apply(); return vim.api.nvim_get_hl(0, { name = 'AgentUser' }).fg`,
+      ),
+    ).toBe(0xff0000);
+  });
 });

@@ -17,8 +17,10 @@ H.state = {
   reasoning_ns = vim.api.nvim_create_namespace('agent.chat.reasoning'),
   tool_ns = vim.api.nvim_create_namespace('agent.chat.tools'),
   tools = {}, ---@type table<string, integer> call id -> extmark on its header line
+  decisions = {}, ---@type table<string, string> call id -> the user's answer to its permission prompt
   details = {}, ---@type { [1]: integer, [2]: integer }[] 1-based line ranges of folded tool details
   role_ns = vim.api.nvim_create_namespace('agent.chat.roles'),
+  hint_ns = vim.api.nvim_create_namespace('agent.chat.input_hint'),
   streaming = {}, ---@type table<string, { reasoning_open: boolean }>
 }
 
@@ -107,6 +109,23 @@ function H.prepare_input(buf)
   vim.keymap.set('i', '<C-s>', submit, { buffer = buf, desc = 'agent: send the message' })
   vim.keymap.set('n', 'q', M.close, { buffer = buf, desc = 'agent: close the chat' })
   vim.keymap.set('n', '?', H.help, { buffer = buf, desc = 'agent: keys and modes' })
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'TextChangedP' }, {
+    buffer = buf,
+    callback = function() H.input_hint(buf) end,
+  })
+  H.input_hint(buf)
+end
+
+--- What the empty input is for and how to send, dim, until something is typed.
+---@param buf integer
+function H.input_hint(buf)
+  vim.api.nvim_buf_clear_namespace(buf, H.state.hint_ns, 0, -1)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, 2, false)
+  if #lines ~= 1 or lines[1] ~= '' then return end
+  vim.api.nvim_buf_set_extmark(buf, H.state.hint_ns, 0, 0, {
+    virt_text = { { 'Ask the agent: Enter sends (Ctrl-S in Insert), @file and #buffer attach, ? keys', 'AgentInputPrompt' } },
+    virt_text_pos = 'overlay',
+  })
 end
 
 function H.help()
@@ -119,6 +138,7 @@ function M.submit()
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
   if vim.trim(text) == '' then return end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
+  H.input_hint(buf)
   if H.state.callbacks then H.state.callbacks.on_submit(text) end
 end
 
@@ -218,6 +238,8 @@ end
 ---@param text string
 function M.append_user(text)
   M.append_lines({ '## You', '' })
+  local buf = M.transcript_buf()
+  H.highlight_line(buf, vim.api.nvim_buf_line_count(buf) - 2, 'AgentUser')
   M.append_lines(vim.split(text, '\n', { plain = true }))
   M.append_lines({ '' })
 end
@@ -227,6 +249,8 @@ end
 function M.begin_assistant(id, model)
   H.state.streaming[id] = { reasoning_open = false, first_detail = #H.state.details + 1 }
   M.append_lines({ model and model ~= '' and ('## Agent · ' .. model) or '## Agent', '', '' })
+  local buf = M.transcript_buf()
+  H.highlight_line(buf, vim.api.nvim_buf_line_count(buf) - 3, 'AgentAssistant')
 end
 
 --- Appends streamed text at the end without moving the user's cursor; windows whose cursor sits
@@ -323,6 +347,7 @@ function M.tool(view)
     view.summary ~= '' and (' ' .. view.summary) or '',
     view.duration_ms and string.format(' (%d ms)', view.duration_ms) or ''
   )
+  if H.state.decisions[view.call_id] then header = header .. ' · ' .. H.state.decisions[view.call_id] end
   local mark = H.state.tools[view.call_id]
   for _, run in pairs(H.state.streaming) do
     H.close_reasoning(run)
@@ -367,7 +392,34 @@ function M.tool(view)
     end
   end
   H.highlight_line(buf, row, H.tool_hl[view.status])
-  if view.status ~= 'running' then H.state.tools[view.call_id] = nil end
+  if view.status ~= 'running' then
+    H.state.tools[view.call_id] = nil
+    H.state.decisions[view.call_id] = nil
+  end
+end
+
+--- The user's answer to a permission prompt, on the header of the tool call that waits for it
+--- (the last one running), or as a line of its own when no call is shown yet.
+---@param text string e.g. 'allowed once'
+---@param summary string what was asked about
+function M.permission_decided(text, summary)
+  local buf = M.transcript_buf()
+  local waiting, row
+  for call_id, mark in pairs(H.state.tools) do
+    local pos = vim.api.nvim_buf_get_extmark_by_id(buf, H.state.tool_ns, mark, {})
+    if pos[1] and (not row or pos[1] > row) then
+      waiting, row = call_id, pos[1]
+    end
+  end
+  if not waiting then
+    M.notice(summary .. ': ' .. text, text:match('^denied') and 'warn' or 'info')
+    return
+  end
+  H.state.decisions[waiting] = text
+  H.edit(buf, function()
+    local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ''
+    vim.api.nvim_buf_set_text(buf, row, #line, row, #line, { ' · ' .. text })
+  end)
 end
 
 --- The closed fold of a tool's details: one dim line saying what `za` opens.
@@ -456,6 +508,7 @@ function M.lines() return vim.api.nvim_buf_get_lines(M.transcript_buf(), 0, -1, 
 function M.clear()
   H.state.streaming = {}
   H.state.tools = {}
+  H.state.decisions = {}
   H.state.details = {}
   local buf = M.transcript_buf()
   markdown.release(buf)
@@ -511,6 +564,9 @@ function H.open_float(cfg, transcript, input)
     vim.tbl_extend('force', base, { row = row, height = top_height - 2, title = ' agent ', title_pos = 'center' })
   )
   local iw = vim.api.nvim_open_win(input, true, vim.tbl_extend('force', base, { row = row + top_height, height = input_height }))
+  for _, win in ipairs({ tw, iw }) do
+    vim.wo[win].winhighlight = 'FloatBorder:AgentBorder'
+  end
   return tw, iw
 end
 
