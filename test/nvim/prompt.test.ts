@@ -446,6 +446,31 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await got()).toEqual([{ id: 't1', value: 'once' }]);
   });
 
+  it('opens near the chat when it is open: over the transcript, at its end', async () => {
+    await t.lua(`vim.o.columns = 160; vim.o.lines = 40; require('agent').open()`);
+    await t.lua(`perm('n1', { summary = 'Edit notes.txt' })`);
+    const g = await t.lua<Record<string, number>>(`
+      local c = vim.api.nvim_win_get_config(P.win())
+      local chat = require('agent.ui.chat').transcript_win()
+      local pos = vim.api.nvim_win_get_position(chat)
+      return { row = c.row, col = c.col, width = c.width, height = c.height,
+        chat_row = pos[1], chat_col = pos[2], chat_width = vim.api.nvim_win_get_width(chat),
+        chat_height = vim.api.nvim_win_get_height(chat) }`);
+    // Centred over the transcript (or against the editor's right edge when wider than it)...
+    const middle = (g.col as number) + ((g.width as number) + 2) / 2;
+    const chatMiddle = (g.chat_col as number) + (g.chat_width as number) / 2;
+    expect(Math.abs(middle - chatMiddle) <= 1 || (g.col as number) + (g.width as number) + 2 === 160).toBe(
+      true,
+    );
+    expect(g.col as number).toBeGreaterThan(60);
+    // ...with its bottom border on the transcript's last row.
+    expect((g.row as number) + (g.height as number) + 2).toBe(
+      (g.chat_row as number) + (g.chat_height as number),
+    );
+    await keys('o');
+    expect(await got()).toEqual([{ id: 'n1', value: 'once' }]);
+  });
+
   it('a short prompt has no footer and gives Insert mode back after the answer', async () => {
     await t.lua(
       `vim.cmd('enew'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'abc' }); vim.cmd('startinsert!')`,

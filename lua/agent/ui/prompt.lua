@@ -396,19 +396,28 @@ function H.layout(view)
   }
 end
 
---- Centers the window at the height of its wrapped text, never taller than the editor. When the
---- text does not fit, the keys also go in the footer so they stay visible while the rest scrolls.
+--- Sizes the window to its wrapped text, never taller than the editor, and places it near the
+--- chat: centred over the transcript, at its end where the call is shown (centred in the editor
+--- when the chat is not open). When the text does not fit, the keys also go in the footer so they
+--- stay visible while the rest scrolls.
 function H.fit(win, view)
   local _, max_height, rows = H.room()
   local width = vim.api.nvim_win_get_width(win)
   local text = vim.api.nvim_win_text_height(win, {}).all
   local height = math.max(1, math.min(max_height, text))
+  local row = math.floor((rows - height - 2) / 2)
+  local col = math.floor((vim.o.columns - width - 2) / 2)
+  local chat = H.chat_area()
+  if chat then
+    row = chat.row + chat.height - height - 2
+    col = chat.col + math.floor((chat.width - width - 2) / 2)
+  end
   local config = {
     relative = 'editor',
     width = width,
     height = height,
-    row = math.max(0, math.floor((rows - height - 2) / 2)),
-    col = math.max(0, math.floor((vim.o.columns - width - 2) / 2)),
+    row = math.max(0, math.min(row, rows - height - 2)),
+    col = math.max(0, math.min(col, vim.o.columns - width - 2)),
     footer = '',
   }
   if text > height then
@@ -422,6 +431,16 @@ function H.fit(win, view)
     config.footer_pos = 'center'
   end
   vim.api.nvim_win_set_config(win, config)
+end
+
+--- The transcript window's place on the screen, when the chat is open in this tab.
+---@return { row: integer, col: integer, width: integer, height: integer }|nil
+function H.chat_area()
+  local chat = package.loaded['agent.ui.chat']
+  local win = chat and chat.transcript_win()
+  if not win then return end
+  local pos = vim.api.nvim_win_get_position(win)
+  return { row = pos[1], col = pos[2], width = vim.api.nvim_win_get_width(win), height = vim.api.nvim_win_get_height(win) }
 end
 
 function H.border()
