@@ -11,33 +11,22 @@ local function supported()
   return false
 end
 
---- The selected lines as context: file name, line range and filetype, then the text.
-local function selection_context(line1, line2)
-  local buf = vim.api.nvim_get_current_buf()
-  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':~:.')
-  local lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
-  local ft = vim.bo[buf].filetype
-  return string.format(
-    'Selected lines %d-%d of %s:\n```%s\n%s\n```',
-    line1,
-    line2,
-    name ~= '' and name or '[No Name]',
-    ft,
-    table.concat(lines, '\n')
-  )
+--- Sends a question about lines of the current buffer: they go as context (file name, range,
+--- filetype and text) and show in the chat as one attachment line.
+local function ask_about_lines(question, line1, line2)
+  local selected = require('agent.context').lines(vim.api.nvim_get_current_buf(), line1, line2)
+  agent().open()
+  agent().send(question ~= '' and question or 'Explain the selected code.', {
+    context = selected.context,
+    attachments = { selected.attachment },
+  })
 end
 
 vim.api.nvim_create_user_command('AgentChat', function(args)
   if not supported() then return end
   local prompt = args.args
   if args.range > 0 then
-    local context = selection_context(args.line1, args.line2)
-    agent().open()
-    if prompt ~= '' then
-      agent().send(prompt, { context = context })
-    else
-      agent().send('Explain the selected code.', { context = context })
-    end
+    ask_about_lines(prompt, args.line1, args.line2)
   elseif prompt ~= '' then
     agent().open()
     agent().send(prompt)
@@ -66,10 +55,10 @@ vim.keymap.set('x', '<Plug>(AgentAskSelection)', function()
     line1, line2 = line2, line1
   end
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Esc>', true, false, true), 'nx', false)
+  local buf = vim.api.nvim_get_current_buf()
   vim.ui.input({ prompt = 'Ask about the selection: ' }, function(question)
-    if question == nil then return end
-    agent().open()
-    agent().send(question ~= '' and question or 'Explain the selected code.', { context = selection_context(line1, line2) })
+    if question == nil or not vim.api.nvim_buf_is_valid(buf) then return end
+    vim.api.nvim_buf_call(buf, function() ask_about_lines(question, line1, line2) end)
   end)
 end, { desc = 'agent: ask about the selection' })
 

@@ -41,6 +41,18 @@ M.max_total_bytes = 1024 * 1024
 
 -- Public API ---------------------------------------------------------------------------------
 
+--- Lines of a buffer as context for a question about them (`:'<,'>AgentChat`): the text for the
+--- model and the attachment line for the transcript.
+---@param buf integer
+---@param first integer 1-based
+---@param last integer 1-based, inclusive
+---@return { context: string[], attachment: agent.context.Attachment }
+function M.lines(buf, first, last)
+  local cwd = vim.fs.normalize(vim.fn.getcwd())
+  local block = require('agent.context.resolve').line_range(buf, first, last, { cwd = cwd, root = cwd, max_bytes = M.max_bytes })
+  return { context = block.lines, attachment = { label = block.label, detail = block.detail } }
+end
+
 --- Finds the attachment tokens in a typed prompt and resolves them. Never throws for a token:
 --- what cannot be attached is reported in `errors` and the rest is still sent.
 ---@param text string

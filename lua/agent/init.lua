@@ -64,6 +64,7 @@ end
 ---@field mode? 'ask'|'plan'|'agent'
 ---@field model? string
 ---@field context? string|string[] extra context sent with the prompt (not shown as typed text)
+---@field attachments? { label: string, detail: string }[] what `context` holds, one transcript line each
 
 --- Sends a prompt. While a run streams, the prompt is queued and sent when it ends.
 ---@param prompt string
@@ -86,8 +87,9 @@ function M.send(prompt, opts)
   local id = H.next_request('')
   H.state.running = id
   chat.append_user(prompt)
-  if #expanded.attachments > 0 then
-    chat.append_lines(vim.tbl_map(function(a) return '📎 ' .. ctx.format_attachment(a) end, expanded.attachments), 'AgentNotice')
+  local attachments = vim.list_extend(vim.list_extend({}, opts.attachments or {}), expanded.attachments)
+  if #attachments > 0 then
+    chat.append_lines(vim.tbl_map(function(a) return '📎 ' .. ctx.format_attachment(a) end, attachments), 'AgentNotice')
     chat.append_lines({ '' })
   end
   for _, err in ipairs(expanded.errors) do

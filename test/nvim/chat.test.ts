@@ -130,7 +130,7 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
   });
 
   it('asks about a visual selection with file, range and filetype as context', async () => {
-    server = await startLlmServer({ turns: [{ text: 'It adds.' }] });
+    server = await startLlmServer({ turns: [{ text: 'It adds.' }, { text: 'Because.' }] });
     t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url } });
     await t.lua(`
       vim.cmd('edit sum.lua')
@@ -144,6 +144,19 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(sent).toContain('return a + b');
     expect(sent).toContain('what does this do?');
     expect(await transcript(t)).not.toContain('return a + b');
+    // The selection shows as one attachment line.
+    expect(await transcript(t)).toMatch(/📎 selection \(sum\.lua lines 2-4, \d+ B\)/);
+    // The same through the <Plug> mapping from Visual mode, which asks for the question.
+    await t.lua(`
+      vim.ui.input = function(_, on_confirm) on_confirm('why local?') end
+      vim.fn.win_gotoid(vim.fn.bufwinid('sum.lua'))
+      vim.keymap.set('x', '<F5>', '<Plug>(AgentAskSelection)')
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('ggV<F5>', true, false, true), 'mx', false)`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Because.'), 10_000, 'second reply');
+    const second = JSON.stringify(server.modelRequests()[1]?.body);
+    expect(second).toContain('Selected line 1 of sum.lua');
+    expect(second).toContain('why local?');
+    expect(await transcript(t)).toMatch(/📎 selection \(sum\.lua line 1, \d+ B\)/);
   });
 
   it('attaches @file and #buffer context: sent with the prompt, one line each in the transcript', async () => {

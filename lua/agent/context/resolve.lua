@@ -235,11 +235,28 @@ function M.selection(tok, ctx)
     lines = vim.api.nvim_buf_get_lines(buf, s[1] - 1, e[1], false)
     where = string.format('lines %d-%d', s[1], e[1])
   end
+  return H.selected(buf, name, where, lines, ctx, tok.raw)
+end
+
+--- Lines `first` to `last` of a buffer (1-based), as a Visual-mode question sends them.
+---@param buf integer
+---@param first integer
+---@param last integer
+---@param ctx agent.context.Ctx
+---@return agent.context.Block
+function M.line_range(buf, first, last, ctx)
+  local lines = vim.api.nvim_buf_get_lines(buf, first - 1, last, false)
+  local where = first == last and string.format('line %d', first) or string.format('lines %d-%d', first, last)
+  return H.selected(buf, H.buf_label(buf, ctx.cwd), where, lines, ctx, 'selection')
+end
+
+---@return agent.context.Block
+function H.selected(buf, name, where, lines, ctx, label)
   local kept, bytes, cut = H.cap(lines, ctx.max_bytes)
   local header = string.format('Selected %s of %s%s:', where, name, vim.bo[buf].modified and ' (unsaved changes in the editor)' or '')
   local out = H.fenced(header, H.filetype(name, buf, kept), kept)
   if cut then table.insert(out, string.format('(Cut at %s.)', H.size(bytes))) end
-  return { label = tok.raw, detail = string.format('%s %s, %s', name, where, H.size(bytes)), lines = out }
+  return { label = label, detail = string.format('%s %s, %s', name, where, H.size(bytes)), lines = out }
 end
 
 -- Diagnostics --------------------------------------------------------------------------------
