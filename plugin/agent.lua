@@ -40,7 +40,7 @@ vim.api.nvim_create_user_command('Agent', function(args)
   require('agent.commands').run(args.fargs)
 end, {
   nargs = '+',
-  desc = 'agent: mode, model, stop, clear, log',
+  desc = 'agent: mode, model, stop, clear, build, sessions, resume, rename, export, undo, redo, log, ...',
   complete = function(arglead, cmdline) return require('agent.commands').complete(arglead, cmdline) end,
 })
 

@@ -76,7 +76,7 @@ M.subcommands = {
   compact = { run = function() require('agent').compact() end },
   prompt = { run = function() require('agent.ui.prompt').reopen() end },
   clear = { run = function() require('agent').clear() end },
-  log = { run = function() vim.cmd.split(vim.fn.fnameescape(require('agent.rpc').log_path())) end },
+  log = { run = function() require('agent').log() end },
 }
 
 ---@param fargs string[]

@@ -286,6 +286,9 @@ function H.next_request(prefix)
 end
 
 
+--- Opens the host's log (requests, tool calls, errors) in a split.
+function M.log() vim.cmd.split(vim.fn.fnameescape(require('agent.rpc').log_path())) end
+
 --- Deletes a saved session (its history and checkpoints).
 ---@param id string
 function M.delete_session(id)
@@ -334,13 +337,20 @@ H.model_requests = {}
 function M.status()
   local cfg = require('agent.config').current
   local rpc = require('agent.rpc')
-  return {
+  local status = {
     mode = H.state.mode or cfg.mode,
     model = H.state.model or cfg.model or H.state.active_model,
     running = H.state.running ~= nil,
     host = rpc.is_ready() and 'ready' or (rpc.is_running() and 'starting' or 'stopped'),
   }
+  -- The chat's winbar text, for statusline plugins (`tostring(status())` gives it too).
+  status.text = require('agent.ui.status').text(status)
+  return setmetatable(status, { __tostring = function(s) return s.text end })
 end
+
+--- The chat's status text for a 'statusline': `%{v:lua.require'agent'.statusline()}`.
+---@return string
+function M.statusline() return M.status().text end
 
 -- Helpers ------------------------------------------------------------------------------------
 

@@ -33,6 +33,29 @@ describe(`plugin entry on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(state.toggle_key).toBe('<Plug>(AgentToggle)');
   });
 
+  it('status() and statusline() give the status text for a statusline; log() opens the log', async () => {
+    t = await startNvim();
+    const found = await t.lua<Record<string, unknown>>(`
+      local a = require('agent')
+      a.setup({ mode = 'plan', model = 'openai/gpt-x' })
+      local status = a.status()
+      local evaluated = vim.api.nvim_eval_statusline("%{v:lua.require'agent'.statusline()}", {}).str
+      a.log()
+      return {
+        text = status.text, same = tostring(status) == status.text and a.statusline() == status.text,
+        evaluated = evaluated, log = vim.fs.basename(vim.api.nvim_buf_get_name(0)), wins = #vim.api.nvim_list_wins(),
+        jobs = #vim.tbl_filter(function(c) return c.stream == 'job' end, vim.api.nvim_list_chans()),
+      }`);
+    expect(found).toEqual({
+      text: 'plan · openai/gpt-x',
+      same: true,
+      evaluated: 'plan · openai/gpt-x',
+      log: 'agent.log',
+      wins: 2,
+      jobs: 0,
+    });
+  });
+
   it('setup() works with no options, twice, and returns the module', async () => {
     t = await startNvim();
     const ok = await t.lua<boolean>(`

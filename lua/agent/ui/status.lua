@@ -25,10 +25,10 @@ function M.reset() H.state.figures = nil end
 function M.set_activity(text) H.state.activity = text end
 
 --- The status text for the current state (also used by tests and statusline plugins).
+---@param status? { mode: string, model?: string, running: boolean } `require('agent').status()`
 ---@return string
-function M.text()
-  local agent = require('agent')
-  local status = agent.status()
+function M.text(status)
+  status = status or require('agent').status()
   local cfg = require('agent.config').current
   local parts = { status.mode, status.model or 'no model yet' }
   local f = H.state.figures
