@@ -192,7 +192,7 @@ function M.build()
   end
   local id = H.next_request('')
   H.state.running = id
-  H.state.mode = 'agent'
+  -- The host switches to Agent mode (and says so) once it has a plan to build.
   require('agent.ui.chat').append_user('Build the plan.')
   require('agent.rpc').notify('build', { id = id })
 end

@@ -53,7 +53,7 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     fs.writeFileSync(path.join(t.project, 'notes.txt'), 'first\nold line\nlast\n');
     await t.lua(`
       _G.seen = {}
-      for _, name in ipairs({ 'AgentPermissionAsked', 'AgentFileChanged', 'AgentToolDone', 'AgentRunDone' }) do
+      for _, name in ipairs({ 'AgentRunStarted', 'AgentToolStarted', 'AgentPermissionAsked', 'AgentFileChanged', 'AgentToolDone', 'AgentRunDone' }) do
         vim.api.nvim_create_autocmd('User', { pattern = name, callback = function(ev) table.insert(_G.seen, { name = name, data = ev.data }) end })
       end
       vim.cmd('edit notes.txt')
@@ -141,20 +141,27 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       'AgentRunDone',
     );
     expect(seen.map((e) => e.name)).toEqual([
+      'AgentRunStarted',
+      'AgentToolStarted',
       'AgentPermissionAsked',
       'AgentFileChanged',
       'AgentToolDone',
       'AgentRunDone',
     ]);
-    expect(seen[0]?.data).toMatchObject({
+    const [started, toolStarted, asked, changed, toolDone, done] = seen.map((e) => e.data);
+    expect(started).toMatchObject({ id: expect.any(String), model: 'env/m', mode: 'agent' });
+    expect(toolStarted).toMatchObject({ tool: 'edit_file', status: 'running', call_id: expect.any(String) });
+    expect(asked).toMatchObject({
       tool: 'edit_file',
       summary: expect.any(String),
       id: expect.any(String),
     });
-    expect(seen[3]?.data).toMatchObject({ outcome: 'done', changed_files: ['notes.txt'] });
+    expect(changed).toEqual({ path: path.join(fs.realpathSync(t.project), 'notes.txt') });
+    expect(toolDone).toMatchObject({ tool: 'edit_file', status: 'done', call_id: toolStarted?.call_id });
+    expect(done).toMatchObject({ id: started?.id, outcome: 'done', changed_files: ['notes.txt'] });
     // `session` names the saved session (the one `:Agent resume` takes), `id` the prompt.
-    const session = String(seen[3]?.data.session);
-    expect(session).not.toBe(String(seen[3]?.data.id));
+    const session = String(done?.session);
+    expect(session).not.toBe(String(done?.id));
     const saved = fs.readdirSync(t.dir, { recursive: true, encoding: 'utf8' });
     expect(saved.filter((f) => f.includes('sessions') && f.includes(session))).not.toEqual([]);
   });
@@ -289,6 +296,34 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await waitFor(async () => (await transcript(t as TestNvim)).includes('Built.'), 10_000, 'build done');
     expect(fs.readFileSync(path.join(t.project, 'hello.txt'), 'utf8')).toBe('hi\n');
     expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('agent');
+  });
+
+  it('plan mode: Close leaves the plan unbuilt and the mode as it was', async () => {
+    server = await startLlmServer({
+      turns: [
+        { text: 'Plan:\n<proposed_plan>\n# Greeting\n\n## Tasks\n- [ ] Create hello.txt\n</proposed_plan>' },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').setup({ mode = 'plan' }); require('agent').send('plan a greeting')`);
+    await waitFor(() => t?.lua<boolean>(`return require('agent.ui.plan').is_open()`), 10_000, 'plan preview');
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
+    await t.nvim.input('c');
+    await waitFor(
+      () => t?.lua<boolean>(`return not require('agent.ui.plan').is_open()`),
+      5000,
+      'preview closed',
+    );
+    // Closed means not built: a later Build says there is nothing to build.
+    await t.lua(`require('agent').build()`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('There is no plan to build yet'),
+      10_000,
+      'build refused',
+    );
+    expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('plan');
+    expect(server.modelRequests()).toHaveLength(1);
+    expect(fs.existsSync(path.join(t.project, 'hello.txt'))).toBe(false);
   });
 
   it('plan mode: a Build queued behind a run that then fails is dropped with a word, not run', async () => {

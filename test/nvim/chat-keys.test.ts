@@ -94,6 +94,28 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       vim.api.nvim_feedkeys('Q', 'x', false)
       return vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) end, vim.fn.getqflist())`);
     expect(qf).toEqual(['a.txt']);
+    // The reasoning was drawn dim; <CR> on a changed file opens it in the editor's window.
+    const opened = await t.lua<{ reasoning: string[]; name: string; chat_open: boolean }>(`
+      local chat = require('agent.ui.chat')
+      local w = chat.transcript_win()
+      local buf = vim.api.nvim_win_get_buf(w)
+      local reasoning = {}
+      for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+        if l:match('^Step one') then
+          for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, -1, { i - 1, 0 }, { i - 1, -1 }, { details = true, overlap = true })) do
+            if m[4].hl_group then table.insert(reasoning, m[4].hl_group) end
+          end
+        end
+        local col = l:find('a.txt', 1, true)
+        if l:match('Changed') and col then
+          vim.api.nvim_set_current_win(w)
+          vim.cmd('normal! zR')
+          vim.api.nvim_win_set_cursor(w, { i, col })
+        end
+      end
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+      return { reasoning = reasoning, name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t'), chat_open = chat.is_open() }`);
+    expect(opened).toEqual({ reasoning: ['AgentReasoning'], name: 'a.txt', chat_open: true });
   });
 
   it(':Agent approve edits lets file edits through without a prompt and shows it in the status', async () => {

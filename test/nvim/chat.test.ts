@@ -217,6 +217,33 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua<boolean>(`return require('agent.ui.chat').is_open()`)).toBe(true);
   });
 
+  it('Ctrl+Enter and Ctrl+S send from Insert mode; a message sent while a run streams is queued', async () => {
+    const words = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
+    server = await startLlmServer({
+      turns: [{ text: words, chunkSize: 10, delayMs: 10 }, { text: 'second answer' }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`require('agent').open()`);
+    await t.nvim.input('ifirst question<C-CR>');
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('w10'), 10_000, 'streaming');
+    await t.nvim.input('second question<C-s>');
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('Queued'), 5000, 'queued notice');
+    expect(server.modelRequests()).toHaveLength(1);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('second answer'),
+      10_000,
+      'second run',
+    );
+    const bodies = server.modelRequests().map((r) => JSON.stringify(r.body));
+    expect(bodies[0]).toContain('first question');
+    expect(bodies[1]).toContain('second question');
+    expect(
+      await t.lua<string[]>(
+        `return vim.api.nvim_buf_get_lines(require('agent.ui.chat').input_buf(), 0, -1, false)`,
+      ),
+    ).toEqual(['']);
+  });
+
   it(':Agent clear during a run stops it first and leaves nothing of it in the new chat', async () => {
     const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
     server = await startLlmServer({
