@@ -298,6 +298,51 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua<string>(`return require('agent').status().mode`)).toBe('agent');
   });
 
+  it('a shell command that fails or is stopped still refreshes the buffers of the files it wrote', async () => {
+    server = await startLlmServer({
+      turns: [
+        {
+          toolCalls: [
+            { id: 'f', name: 'shell', arguments: { command: "printf 'failed\\n' > out.txt; exit 3" } },
+          ],
+        },
+        { text: 'It failed.' },
+        {
+          toolCalls: [
+            { id: 'c', name: 'shell', arguments: { command: "printf 'stopped\\n' > out.txt; sleep 30" } },
+          ],
+        },
+      ],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    fs.writeFileSync(path.join(t.project, 'out.txt'), 'old\n');
+    await t.lua(`
+      vim.cmd('edit out.txt')
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function(ev)
+        vim.schedule(function() require('agent').reply_permission(ev.data.id, 'once') end)
+      end })
+      require('agent').send('run it', { mode = 'agent' })`);
+    const lines = () =>
+      t?.lua<string[]>(`return vim.api.nvim_buf_get_lines(vim.fn.bufnr('out.txt'), 0, -1, false)`);
+    await waitFor(async () => (await transcript(t as TestNvim)).includes('It failed.'), 10_000, 'first run');
+    expect(await lines()).toEqual(['failed']);
+    await waitFor(
+      () => t?.lua<boolean>(`return not require('agent').status().running`),
+      5000,
+      'first run end',
+    );
+    await t.lua(`require('agent').send('again', { mode = 'agent' })`);
+    await waitFor(
+      () => fs.readFileSync(path.join(t?.project ?? '', 'out.txt'), 'utf8') === 'stopped\n',
+      10_000,
+      'write',
+    );
+    await t.lua(`require('agent').stop()`);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'stopped');
+    await waitFor(async () => (await lines())?.[0] === 'stopped', 5000, 'reload after the stop');
+    expect(await t.lua<boolean>(`return vim.bo[vim.fn.bufnr('out.txt')].modified`)).toBe(false);
+  });
+
   it('plan mode: Close leaves the plan unbuilt and the mode as it was', async () => {
     server = await startLlmServer({
       turns: [

@@ -180,6 +180,48 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(sent).toContain('return add(1, 2)');
   });
 
+  it('the winbar shows the step while running, then tokens, context used and cost when the price is known', async () => {
+    const words = Array.from({ length: 150 }, (_, i) => `w${i}`).join(' ');
+    server = await startLlmServer({
+      turns: [{ text: words, chunkSize: 10, delayMs: 10, usage: { input: 25_000, output: 300 } }],
+    });
+    t = await startNvim();
+    await t.lua(
+      `require('agent').setup({
+        providers = { work = { type = 'openai_compatible', base_url = ..., api_key = 'k',
+          models = { m = { context_window = 100000, price = { input = 10, output = 20 } } } } },
+        model = 'work/m',
+      })
+      require('agent').open()
+      require('agent').send('hi')`,
+      [server.url],
+    );
+    const winbar = () => t?.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`);
+    const running = await waitFor(
+      async () => {
+        const bar = await winbar();
+        return bar?.includes('step 1/') ? bar : undefined;
+      },
+      10_000,
+      'the step while running',
+    );
+    expect(running).toMatch(/ask · work\/m · .*step 1\/\d+/);
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
+    const done = await waitFor(
+      async () => {
+        const bar = await winbar();
+        return bar?.includes('$') ? bar : undefined;
+      },
+      5000,
+      'the cost',
+    );
+    // 25,000 in at $10/M and 300 out at $20/M: $0.256; 25,000 of 100,000 tokens of context is 25%.
+    expect(done).toMatch(/25(\.0)?k in \/ 300 out/);
+    expect(done).toContain('ctx 25%');
+    expect(done).toContain('$0.2560');
+    expect(done).not.toContain('step');
+  });
+
   it('talks to an Anthropic provider configured in setup() (its SDK loads on first use)', async () => {
     server = await startLlmServer({
       turns: [{ text: 'Hello from the messages API.', reasoning: 'thinking it over' }],
