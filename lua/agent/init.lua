@@ -420,6 +420,12 @@ function H.wire()
   end)
   rpc.on('rules', function(p) require('agent.project-rules').on_rules(p) end)
   rpc.on('transcript', function(p) H.on_transcript(p) end)
+  rpc.on('session_deleted', function(p)
+    if not p.open then return end
+    -- What the chat shows and the model would be sent belonged to the deleted session.
+    M.clear()
+    chat.notice('The open chat was deleted; this is a new one.', 'info')
+  end)
   rpc.on('exported', function(p) require('agent.ui.sessions').on_exported(p, H.exports) end)
   rpc.on('restored', function(p) require('agent.ui.sessions').on_restored(p, H.next_request) end)
   rpc.on('activity', function(p)

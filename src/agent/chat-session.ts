@@ -319,8 +319,11 @@ export class ChatSession {
     return this.recorder.exportMarkdown(id);
   }
 
-  deleteSession(id: string): Promise<void> {
-    return this.recorder.remove(id);
+  /** Deletes a saved session; true when it was the one open in this chat. */
+  async deleteSession(id: string): Promise<boolean> {
+    const open = id === this.sessionId;
+    await this.recorder.remove(id);
+    return open;
   }
 
   /** Puts the project's files back as they were before the last run (conflicts are reported). */

@@ -195,7 +195,10 @@ export class HostService {
       }
       case 'delete_session': {
         const { session } = notificationSchemas.delete_session.parse(raw);
-        this.attempt(() => this.chat.deleteSession(session));
+        this.attempt(async () => {
+          const open = await this.chat.deleteSession(session);
+          await this.ui.dispatch('session_deleted', { session, open });
+        });
         return;
       }
       case 'undo':

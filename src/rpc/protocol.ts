@@ -107,6 +107,8 @@ export interface DispatchPayloads {
   };
   transcript: { session: string; entries: unknown[]; mode: 'ask' | 'plan' | 'agent'; model: string };
   exported: { id: string; markdown: string };
+  /** A saved session was deleted; `open` when it was the chat's own (the chat then starts over). */
+  session_deleted: { session: string; open: boolean };
   restored: { id: string; kind: 'undo' | 'redo'; restored: string[]; conflicts: string[] };
   models: { id: string; models: { ref: string; context_window: number }[] };
   status: {

@@ -333,6 +333,28 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     for (const f of caches) expect(fs.readFileSync(path.join(data, f), 'utf8')).not.toContain(id);
   });
 
+  it('deleting the open session starts the chat over: nothing of it is shown or sent again', async () => {
+    const nvim = await twoSessions([{ text: 'Fresh answer.' }]);
+    await stubSelect(nvim, ['beta question', 'Delete', 'Delete it']);
+    await nvim.nvim.command('Agent sessions');
+    await waitFor(
+      async () => (await transcript(nvim)).includes('The open chat was deleted'),
+      5000,
+      'the chat starting over',
+    );
+    expect(await transcript(nvim)).not.toContain('beta');
+    await nvim.lua(`require('agent').send('more')`);
+    await waitFor(async () => (await transcript(nvim)).includes('Fresh answer.'), 10_000, 'next answer');
+    const body = JSON.stringify(server?.modelRequests().at(-1)?.body);
+    expect(body).toContain('more');
+    expect(body).not.toContain('beta question');
+    await waitFor(() => nvim.lua<boolean>(`return not require('agent').status().running`), 5000, 'run end');
+    const left = await listing(nvim);
+    expect(left).toHaveLength(2);
+    expect(left[0]).toMatch(/ {2}more {2}.*2 messages, \d+ KB \(open\)$/);
+    expect(left[1]).toMatch(/ {2}alpha question {2}/);
+  });
+
   it('"Export to Markdown" in the picker shows the chosen session as Markdown; :Agent export {file} writes it', async () => {
     const nvim = await twoSessions();
     await stubSelect(nvim, ['alpha question', 'Export to Markdown']);
