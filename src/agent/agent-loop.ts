@@ -41,7 +41,7 @@ export interface LoopOptions {
   /** Awaited after a response is committed and after each tool result: the session is saved. */
   onCommit?: (message: AssistantMessage) => Promise<void>;
   onCallSettled?: (message: AssistantMessage, result: ToolResult | undefined) => Promise<void>;
-  /** Called after each committed response (status line updates). */
+  /** Called as each step's request goes out and after its response is committed (status line). */
   onStep?: (step: number, maxSteps: number) => void;
 }
 
@@ -73,6 +73,7 @@ export async function runAgentLoop(options: LoopOptions): Promise<Completion> {
     const blocked = await options.beforeRequest?.();
     if (signal.aborted) return end('cancelled', step - 1);
     if (blocked) return end('failed', step - 1, blocked);
+    options.onStep?.(step, maxSteps);
     const note = budgetNote(maxSteps - step + 1);
     let message: AssistantMessage | undefined;
     try {

@@ -83,8 +83,12 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
       'AgentRunDone',
     );
     expect(events[0], JSON.stringify(events)).toMatchObject({ outcome: 'done' });
-    const winbar = await t.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`);
-    expect(winbar, winbar).toMatch(/ask · env\/scripted-model · \S+ in \/ \S+ out · ctx \S+ \(est \S+\)/);
+    const winbar = await t.lua<string>(`
+      local win = require('agent.ui.chat').transcript_win()
+      vim.api.nvim_win_set_width(win, 120)
+      require('agent.ui.status').render()
+      return vim.wo[win].winbar`);
+    expect(winbar, winbar).toMatch(/ask · env\/scripted-model · \S+ in \/ \S+ out · ctx \S+ \(est \S+\)$/);
     const request = server.modelRequests()[0]?.body as {
       messages: { role: string; content: unknown }[];
       model: string;
@@ -181,9 +185,9 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
   });
 
   it('the winbar shows the step while running, then tokens, context used and cost when the price is known', async () => {
-    const words = Array.from({ length: 150 }, (_, i) => `w${i}`).join(' ');
+    const words = Array.from({ length: 400 }, (_, i) => `w${i}`).join(' ');
     server = await startLlmServer({
-      turns: [{ text: words, chunkSize: 10, delayMs: 10, usage: { input: 25_000, output: 300 } }],
+      turns: [{ text: words, chunkSize: 10, delayMs: 20, usage: { input: 25_000, output: 300 } }],
     });
     t = await startNvim();
     await t.lua(
@@ -193,6 +197,7 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
         model = 'work/m',
       })
       require('agent').open()
+      vim.api.nvim_win_set_width(require('agent.ui.chat').transcript_win(), 120)
       require('agent').send('hi')`,
       [server.url],
     );
@@ -220,6 +225,13 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(done).toContain('ctx 25%');
     expect(done).toContain('$0.2560');
     expect(done).not.toContain('step');
+    // A narrow chat keeps mode and model and drops whole fields from the end.
+    const narrow = await t.lua<string>(`
+      local win = require('agent.ui.chat').transcript_win()
+      vim.api.nvim_win_set_width(win, 40)
+      require('agent.ui.status').render()
+      return vim.wo[win].winbar`);
+    expect(narrow, narrow).toMatch(/^%#AgentStatus# ask · work\/m · ctx 25%% \(est \d+%%\) …$/);
   });
 
   it('talks to an Anthropic provider configured in setup() (its SDK loads on first use)', async () => {

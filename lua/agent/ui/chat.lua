@@ -123,7 +123,7 @@ function H.input_hint(buf)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, 2, false)
   if #lines ~= 1 or lines[1] ~= '' then return end
   vim.api.nvim_buf_set_extmark(buf, H.state.hint_ns, 0, 0, {
-    virt_text = { { 'Ask the agent: Enter sends (Ctrl-S in Insert), @file and #buffer attach, ? keys', 'AgentInputPrompt' } },
+    virt_text = { { 'Ask anything · Enter sends · @file #buffer attach · ? keys', 'AgentInputPrompt' } },
     virt_text_pos = 'overlay',
   })
 end

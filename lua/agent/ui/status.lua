@@ -28,46 +28,80 @@ function M.set_activity(text) H.state.activity = text end
 ---@param status? { mode: string, model?: string, running: boolean } `require('agent').status()`
 ---@return string
 function M.text(status)
+  return table.concat(vim.tbl_map(function(f) return f.text end, H.fields(status)), ' · ')
+end
+
+--- The status's fields in display order, each with its rank: what a narrow window keeps first
+--- (mode and model, then the auto-approve switch, which changes what runs unasked).
+---@param status? { mode: string, model?: string, running: boolean }
+---@return { text: string, rank: integer }[]
+function H.fields(status)
   status = status or require('agent').status()
   local cfg = require('agent.config').current
-  local parts = { status.mode, status.model or 'no model yet' }
+  local fields = {}
+  local function add(rank, text) table.insert(fields, { text = text, rank = rank }) end
+  add(1, status.mode)
+  add(1, status.model or 'no model yet')
   local f = H.state.figures
-  if status.running and f then
-    table.insert(parts, string.format("step %d/%d", f.step, f.max_steps))
-  end
-  if status.running and not f then table.insert(parts, 'working') end
+  if status.running then add(3, f and string.format('step %d/%d', f.step, f.max_steps) or 'working') end
   if f then
-    table.insert(parts, string.format('%s in / %s out', H.count(f.input_tokens), H.count(f.output_tokens)))
+    add(6, string.format('%s in / %s out', H.count(f.input_tokens), H.count(f.output_tokens)))
     if f.context_window and f.context_window > 0 then
       local pct = function(n) return math.floor(100 * n / f.context_window + 0.5) end
       -- The provider's count of the last request, and our estimate of the next one.
-      table.insert(parts, string.format('ctx %d%% (est %d%%)', pct(f.context_tokens), pct(f.context_estimate or 0)))
+      add(5, string.format('ctx %d%% (est %d%%)', pct(f.context_tokens), pct(f.context_estimate or 0)))
+    elseif f.context_tokens > 0 then
+      add(5, string.format('ctx %s (est %s)', H.count(f.context_tokens), H.count(f.context_estimate or 0)))
     end
-    if (not f.context_window or f.context_window == 0) and f.context_tokens > 0 then
-      table.insert(parts, string.format('ctx %s (est %s)', H.count(f.context_tokens), H.count(f.context_estimate or 0)))
-    end
-    if f.cost and f.cost ~= vim.NIL then table.insert(parts, string.format('$%.4f', f.cost)) end
+    if f.cost and f.cost ~= vim.NIL then add(7, string.format('$%.4f', f.cost)) end
   end
-  if H.state.activity then table.insert(parts, H.state.activity) end
+  if H.state.activity then add(4, H.state.activity) end
   if cfg.auto_approve == true then
-    table.insert(parts, 'AUTO-APPROVE')
+    add(2, 'AUTO-APPROVE')
   elseif cfg.auto_approve == 'edits' then
-    table.insert(parts, 'auto-edits')
+    add(2, 'auto-edits')
   end
-  return table.concat(parts, ' · ')
+  return fields
 end
 
 --- Redraws the winbar of every window showing the transcript.
 function M.render()
   local ok, chat = pcall(require, 'agent.ui.chat')
   if not ok then return end
-  local escaped = M.text():gsub('%%', '%%%%')
-  -- Mode and model stay visible in a narrow window: anything cut goes from the end.
-  local mode, model, rest = escaped:match('^(.-) · (.-) · (.*)$')
-  local text = mode and string.format(' %s · %s · %%<%s', mode, model, rest) or (' ' .. escaped)
+  local fields = H.fields()
   for _, win in ipairs(vim.fn.win_findbuf(chat.transcript_buf())) do
-    vim.wo[win].winbar = '%#AgentStatus#' .. text
+    local fitted = H.fit(fields, vim.api.nvim_win_get_width(win) - 1)
+    vim.wo[win].winbar = '%#AgentStatus# ' .. fitted:gsub('%%', '%%%%')
   end
+end
+
+--- The fields that fit in `width` cells, best rank first, shown in their order; `…` says some
+--- did not fit. Mode and model always show.
+---@param fields { text: string, rank: integer }[]
+---@param width integer
+---@return string
+function H.fit(fields, width)
+  local order = {}
+  for i in ipairs(fields) do
+    order[i] = i
+  end
+  table.sort(order, function(a, b) return fields[a].rank < fields[b].rank or fields[a].rank == fields[b].rank and a < b end)
+  local shown, dropped = {}, false
+  local function line(extra)
+    local texts = {}
+    for i, field in ipairs(fields) do
+      if shown[i] or i == extra then table.insert(texts, field.text) end
+    end
+    return table.concat(texts, ' · ')
+  end
+  for _, i in ipairs(order) do
+    if fields[i].rank == 1 or vim.fn.strdisplaywidth(line(i)) + 2 <= width then
+      shown[i] = true
+    else
+      dropped = true
+    end
+  end
+  return line() .. (dropped and ' …' or '')
 end
 
 return M
