@@ -82,6 +82,18 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
     },
     async run(rawArgs, ctx) {
       const started = performance.now();
+      // The time the user takes to answer a permission prompt is not the tool's.
+      let waited = 0;
+      const editor: ToolCallContext['editor'] = Object.assign(Object.create(ctx.editor), {
+        askPermission: async (...args: Parameters<ToolCallContext['editor']['askPermission']>) => {
+          const asked = performance.now();
+          try {
+            return await ctx.editor.askPermission(...args);
+          } finally {
+            waited += performance.now() - asked;
+          }
+        },
+      });
       let output: ToolOutput | ToolFailure;
       const parsed = parseArgs(rawArgs, spec);
       if (ctx.signal.aborted) {
@@ -90,12 +102,12 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
         output = parsed.failure;
       } else {
         try {
-          output = await spec.execute(parsed.args, ctx);
+          output = await spec.execute(parsed.args, { ...ctx, editor });
         } catch (err) {
           output = toFailure(err, ctx.signal);
         }
       }
-      return finish(spec, output, started);
+      return finish(spec, output, started + waited);
     },
   };
 }

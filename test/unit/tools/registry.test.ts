@@ -130,6 +130,27 @@ describe('tool registry', () => {
     expect((await reg.call('boom', {}, ctx, 'ask')).output).toMatchObject({ error_kind: 'internal' });
   });
 
+  it("leaves the user's time on a permission prompt out of a tool's duration", async () => {
+    const asks = defineTool({
+      name: 'asks',
+      description: '',
+      schema: z.object({}),
+      modes: ['agent'],
+      mutates: true,
+      execute: async (_args, c) => ({
+        decision: await c.editor.askPermission({ tool: 'asks', pattern: 'p', summary: 's' }),
+      }),
+    });
+    const slowUser = makeContext('/nonexistent-project-root');
+    slowUser.editor.askPermission = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return 'once';
+    };
+    const result = await new ToolRegistry([asks]).call('asks', {}, slowUser, 'agent');
+    expect(result.output).toEqual({ decision: 'once' });
+    expect(result.duration_ms).toBeLessThan(100);
+  });
+
   it('pins every tool JSON Schema', () => {
     for (const tool of registry.all()) {
       expect({
