@@ -10,6 +10,7 @@ H.state = {
   running = nil, ---@type string|nil id of the running prompt
   queue = {}, ---@type { text?: string, opts?: table, build?: true }[] prompts (or a plan build) sent when the run ends
   permissions = {}, ---@type table<string, { summary: string, pattern: string }> open permission prompts
+  session = nil, ---@type string|nil the saved session the last run belonged to
   next_id = 0,
   wired = false,
 }
@@ -121,6 +122,7 @@ function M.clear()
   -- What the stopped run still sends (its last text, cancelled tools, its end) belongs to the
   -- conversation being cleared: it fires events but is not drawn in the new one.
   H.state.cleared = H.state.running
+  H.state.session = nil
   M.stop()
   require('agent.ui.chat').clear()
   require('agent.ui.status').reset()
@@ -238,6 +240,7 @@ function M.resume(id)
     return
   end
   H.wire()
+  H.state.session = id
   require('agent.ui.chat').open()
   require('agent.rpc').notify('resume', { id = H.next_request('resume'), session = id })
 end
@@ -464,6 +467,7 @@ end
 function H.finish(id, outcome, err, completion)
   if H.state.running ~= id then return end
   H.state.running = nil
+  if completion and completion.session then H.state.session = completion.session end
   local chat = require('agent.ui.chat')
   require('agent.ui.status').render()
   if id == H.state.cleared then
@@ -474,7 +478,8 @@ function H.finish(id, outcome, err, completion)
   end
   require('agent.events').fire('AgentRunDone', {
     id = id,
-    session = completion and completion.session,
+    -- A run the host did not end (it exited) belongs to the session of the runs before it.
+    session = completion and completion.session or H.state.session,
     outcome = outcome,
     changed_files = completion and completion.changed_files or {},
     checks = completion and completion.checks or {},
