@@ -11,6 +11,7 @@ H.state = {
   queue = {}, ---@type { text?: string, opts?: table, build?: true }[] prompts (or a plan build) sent when the run ends
   permissions = {}, ---@type table<string, { summary: string, pattern: string }> open permission prompts
   session = nil, ---@type string|nil the saved session the last run belonged to
+  cleared = {}, ---@type table<string, true> runs stopped by a clear: what they still send is not drawn
   next_id = 0,
   wired = false,
 }
@@ -121,7 +122,7 @@ function M.clear()
   if not H.supported() then return end
   -- What the stopped run still sends (its last text, cancelled tools, its end) belongs to the
   -- conversation being cleared: it fires events but is not drawn in the new one.
-  H.state.cleared = H.state.running
+  if H.state.running then H.state.cleared[H.state.running] = true end
   H.state.session = nil
   M.stop()
   require('agent.ui.chat').clear()
@@ -377,16 +378,18 @@ function H.wire()
   local chat, rpc, events = require('agent.ui.chat'), require('agent.rpc'), require('agent.events')
   chat.setup({ on_submit = function(text) M.send(text) end, on_help = H.show_help })
   require('agent.ui.prompt').setup({ reopen_hint = ':Agent prompt' })
-  local function cleared(p) return p.id ~= nil and p.id == H.state.cleared end
+  local function cleared(p) return p.id ~= nil and H.state.cleared[p.id] == true end
   rpc.on('status', function(p)
     if cleared(p) then return end
     require('agent.ui.status').update(p)
     require('agent.ui.status').render()
   end)
   rpc.on('run_started', function(p)
-    H.state.active_model = p.model
-    require('agent.ui.status').render()
-    chat.begin_assistant(p.id, p.model)
+    if not cleared(p) then
+      H.state.active_model = p.model
+      require('agent.ui.status').render()
+      chat.begin_assistant(p.id, p.model)
+    end
     events.fire('AgentRunStarted', { id = p.id, model = p.model, mode = M.status().mode })
   end)
   rpc.on('stream', function(p)
@@ -467,12 +470,11 @@ end
 function H.finish(id, outcome, err, completion)
   if H.state.running ~= id then return end
   H.state.running = nil
-  if completion and completion.session then H.state.session = completion.session end
+  local cleared = H.state.cleared[id]
+  if completion and completion.session and not cleared then H.state.session = completion.session end
   local chat = require('agent.ui.chat')
   require('agent.ui.status').render()
-  if id == H.state.cleared then
-    H.state.cleared = nil
-  else
+  if not cleared then
     chat.end_run(id, outcome, err)
     if completion and completion.steps then chat.completion(completion) end
   end

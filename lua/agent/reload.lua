@@ -89,9 +89,15 @@ end
 H.asking = {} ---@type table<integer, integer> buffer -> its FileChangedShell autocmd
 
 --- Reloads the file and puts the buffer's unsaved text back over it, hunk by hunk (marks outside
---- the changed lines stay), every window's view kept. The buffer stays modified.
+--- the changed lines stay), every window's view kept. The buffer stays modified. Where a reload
+--- would lose the undo history (more lines than 'undoreload') or the text cannot be put back
+--- ('nomodifiable'), the buffer is left alone and only Neovim's question is answered for it.
 function H.keep_text(buf)
   local mine = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  if not vim.bo[buf].modifiable or #mine > vim.o.undoreload then
+    H.checked(buf)
+    return
+  end
   local views = {}
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
@@ -99,16 +105,32 @@ function H.keep_text(buf)
   vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
   local disk = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local diff = vim.text and vim.text.diff or vim.diff
-  local hunks = diff(table.concat(disk, '\n') .. '\n', table.concat(mine, '\n') .. '\n', { result_type = 'indices' })
-  ---@cast hunks integer[][]
-  for i = #hunks, 1, -1 do
-    local a, a_count, b, b_count = unpack(hunks[i])
-    local from = a_count == 0 and a or a - 1
-    vim.api.nvim_buf_set_lines(buf, from, from + a_count, false, vim.list_slice(mine, b, b + b_count - 1))
+  local ok = pcall(function()
+    local hunks = diff(table.concat(disk, '\n') .. '\n', table.concat(mine, '\n') .. '\n', { result_type = 'indices' })
+    ---@cast hunks integer[][]
+    for i = #hunks, 1, -1 do
+      local a, a_count, b, b_count = unpack(hunks[i])
+      local from = a_count == 0 and a or a - 1
+      vim.api.nvim_buf_set_lines(buf, from, from + a_count, false, vim.list_slice(mine, b, b + b_count - 1))
+    end
+  end)
+  -- Whatever happened, the user's text is what the buffer holds.
+  if not ok or not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), mine) then
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, mine)
   end
   for win, view in pairs(views) do
     if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
   end
+end
+
+--- Lets Neovim see the file's new time without reloading, so it does not ask about it again.
+function H.checked(buf)
+  local id = vim.api.nvim_create_autocmd('FileChangedShell', {
+    buffer = buf,
+    callback = function() vim.v.fcs_choice = '' end,
+  })
+  vim.api.nvim_buf_call(buf, function() pcall(vim.cmd, 'checktime ' .. buf) end)
+  pcall(vim.api.nvim_del_autocmd, id)
 end
 
 --- Shows the buffer and the file on disk side by side in diff mode, in a new tab.

@@ -82,7 +82,8 @@ export function defineTool<S extends z.ZodType<Record<string, unknown>>>(spec: T
     },
     async run(rawArgs, ctx) {
       const started = performance.now();
-      // The time the user takes to answer a permission prompt is not the tool's.
+      // The time the user takes to answer a permission prompt is not the tool's (nor the
+      // checkpoint the editor takes once it is allowed).
       let waited = 0;
       const editor: ToolCallContext['editor'] = Object.assign(Object.create(ctx.editor), {
         askPermission: async (...args: Parameters<ToolCallContext['editor']['askPermission']>) => {

@@ -130,6 +130,14 @@ describe(`agent runs on Neovim ${nvimVersion(nvimBinary())}`, () => {
       return seen`);
     expect(toggled).toEqual([-1, 0, expect.any(Number), 0]);
     expect(toggled[2]).toBeGreaterThan(0);
+    // Elsewhere za is Neovim's own: no fold there is an error message, not a Lua error.
+    const plain = await t.lua<string>(`
+      vim.api.nvim_win_set_cursor(0, { 1, 0 })
+      vim.cmd('messages clear')
+      vim.api.nvim_feedkeys('za', 'mx', false)
+      return vim.fn.execute('messages')`);
+    expect(plain).toContain('E490');
+    expect(plain).not.toContain('stack traceback');
     expect(text).toContain('> Changed: `notes.txt`');
     expect(text).toContain('no build or tests were run');
     const seen = await waitFor(

@@ -226,11 +226,15 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(done).toContain('$0.2560');
     expect(done).not.toContain('step');
     // A narrow chat keeps mode and model and drops whole fields from the end.
-    const narrow = await t.lua<string>(`
-      local win = require('agent.ui.chat').transcript_win()
-      vim.api.nvim_win_set_width(win, 40)
-      require('agent.ui.status').render()
-      return vim.wo[win].winbar`);
+    await t.lua(`vim.api.nvim_win_set_width(require('agent.ui.chat').transcript_win(), 40)`);
+    const narrow = await waitFor(
+      async () => {
+        const bar = await winbar();
+        return bar?.includes('…') ? bar : undefined;
+      },
+      5000,
+      'the winbar fitted after the resize',
+    );
     expect(narrow, narrow).toMatch(/^%#AgentStatus# ask · work\/m · ctx 25%% \(est \d+%%\) …$/);
   });
 

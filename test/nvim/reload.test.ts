@@ -80,6 +80,28 @@ describe(`buffers stay true on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect((await run(2))?.lines).toEqual(['top', 'agent once more', 'bottom']);
   });
 
+  it("keeps unsaved edits of a file longer than 'undoreload' without reloading it, and without Neovim's question", async () => {
+    t = await startNvim();
+    const file = path.join(t.project, 'big.c');
+    fs.writeFileSync(file, 'one\ntwo\nthree\n');
+    await t.lua(
+      `vim.o.undoreload = 2; vim.cmd('edit big.c'); vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'ONE' })`,
+    );
+    fs.writeFileSync(file, 'agent\n');
+    const state = await t.lua<{ lines: string[]; modified: boolean; undo: number; messages: string }>(`
+      _G.asked = false
+      vim.ui.select = function(items, _, cb) _G.asked = true; cb(items[1]) end
+      require('agent.reload').file_changed(vim.fn.fnamemodify('big.c', ':p'))
+      vim.wait(1000, function() return _G.asked end)
+      vim.cmd('checktime')
+      return { lines = vim.api.nvim_buf_get_lines(0, 0, -1, false), modified = vim.bo.modified,
+               undo = vim.fn.undotree().seq_cur, messages = vim.fn.execute('messages') }`);
+    expect(state.lines).toEqual(['ONE', 'two', 'three']);
+    expect(state.modified).toBe(true);
+    expect(state.undo).toBe(1);
+    expect(state.messages).not.toMatch(/W11|W12/);
+  });
+
   it('finds the buffer of a path with pattern characters, or reached through a symlink', async () => {
     t = await startNvim();
     const dir = path.join(t.project, 'app', '[id]');

@@ -67,7 +67,9 @@ function H.fold_key(key)
     is_tool = is_tool or header == icon
   end
   if not (is_tool and vim.fn.foldclosed(row) == -1 and vim.fn.foldlevel(below) > vim.fn.foldlevel(row)) then
-    vim.cmd('normal! ' .. vim.v.count1 .. key)
+    -- As Neovim's own key would: an error message (E490 where there is no fold), no stack trace.
+    local ok, err = pcall(vim.cmd, 'normal! ' .. vim.v.count1 .. key)
+    if not ok then vim.api.nvim_echo({ { tostring(err):gsub('^Vim%(normal%):', ''), 'ErrorMsg' } }, true, {}) end
     return
   end
   local view = vim.fn.winsaveview()
@@ -586,6 +588,14 @@ function H.watch_close()
           end
         end
       end)
+    end,
+  })
+  -- The winbar's fields are fitted to the transcript window's width.
+  vim.api.nvim_create_autocmd('WinResized', {
+    group = group,
+    callback = function()
+      local tw = M.transcript_win()
+      if tw and vim.tbl_contains(vim.v.event.windows or {}, tw) then require('agent.ui.status').render() end
     end,
   })
 end
