@@ -4,6 +4,7 @@ local M = {}
 local H = {}
 
 local chat_files = require('agent.ui.chat-files')
+local layout = require('agent.ui.chat-layout')
 local markdown = require('agent.ui.chat-markdown')
 
 ---@class agent.ChatCallbacks
@@ -147,33 +148,18 @@ end
 -- Windows ------------------------------------------------------------------------------------
 
 ---@return integer|nil transcript window in the current tabpage
-function M.transcript_win() return H.find_win(H.state.transcript) end
+function M.transcript_win() return layout.find_win(H.state.transcript) end
 
 ---@return integer|nil input window in the current tabpage
-function M.input_win() return H.find_win(H.state.input) end
+function M.input_win() return layout.find_win(H.state.input) end
 
 ---@return boolean
 function M.is_open() return M.transcript_win() ~= nil end
 
 function M.open()
   if M.is_open() then return end
-  local cfg = require('agent.config').current.window
   local transcript, input = M.transcript_buf(), M.input_buf()
-  local tw, iw
-  if cfg.layout == 'float' then
-    tw, iw = H.open_float(cfg, transcript, input)
-  else
-    tw, iw = H.open_split(cfg, transcript, input)
-  end
-  for _, win in ipairs({ tw, iw }) do
-    vim.wo[win].number = false
-    vim.wo[win].relativenumber = false
-    vim.wo[win].signcolumn = 'no'
-    vim.wo[win].foldcolumn = '0'
-    vim.wo[win].wrap = true
-    vim.wo[win].linebreak = true
-    vim.wo[win].spell = false
-  end
+  local tw, iw = layout.open(require('agent.config').current.window, transcript, input)
   vim.wo[tw].conceallevel = 2
   -- Tool details are folded away (manual folds: an expression is not re-evaluated reliably when
   -- a window that is not current changes); `za` on a tool line opens them.
@@ -181,22 +167,11 @@ function M.open()
   vim.wo[tw].foldtext = "v:lua.require'agent.ui.chat'.foldtext()"
   H.refold(tw)
   H.scroll_to_end(tw)
-  H.watch_close()
+  layout.watch(M.transcript_win, M.input_win)
   vim.api.nvim_set_current_win(iw)
 end
 
-function M.close()
-  for _, win in ipairs({ M.input_win(), M.transcript_win() }) do
-    if win and vim.api.nvim_win_is_valid(win) then
-      -- The last window of a tab cannot close; leave an empty buffer in it instead.
-      if #vim.api.nvim_tabpage_list_wins(0) == 1 then
-        vim.api.nvim_win_set_buf(win, vim.api.nvim_create_buf(true, false))
-      else
-        vim.api.nvim_win_close(win, true)
-      end
-    end
-  end
-end
+function M.close() layout.close({ M.input_win(), M.transcript_win() }) end
 
 function M.toggle()
   if M.is_open() then
@@ -521,84 +496,6 @@ function M.clear()
 end
 
 -- Helpers ------------------------------------------------------------------------------------
-
-function H.find_win(buf)
-  if not buf or not vim.api.nvim_buf_is_valid(buf) then return nil end
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(win) == buf then return win end
-  end
-end
-
----@param size number
----@param total integer
-function H.size(size, total)
-  if size < 1 then return math.max(1, math.floor(total * size)) end
-  return math.floor(size)
-end
-
-function H.open_split(cfg, transcript, input)
-  local vertical = cfg.side == 'right' or cfg.side == 'left'
-  local placement = (cfg.side == 'right' or cfg.side == 'bottom') and 'botright' or 'topleft'
-  local size = vertical and H.size(cfg.width, vim.o.columns) or H.size(cfg.height, vim.o.lines)
-  vim.cmd(string.format('%s %d%s', placement, size, vertical and 'vsplit' or 'split'))
-  local tw = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(tw, transcript)
-  vim.wo[tw].winfixwidth = vertical
-  vim.wo[tw].winfixheight = not vertical
-  vim.cmd(string.format('belowright %dsplit', cfg.input_height))
-  local iw = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(iw, input)
-  vim.wo[iw].winfixheight = true
-  return tw, iw
-end
-
-function H.open_float(cfg, transcript, input)
-  local width = H.size(cfg.width, vim.o.columns)
-  local height = H.size(cfg.height, vim.o.lines - 2)
-  local input_height = math.min(cfg.input_height, math.max(1, height - 4))
-  local top_height = math.max(1, height - input_height - 2)
-  local col = math.floor((vim.o.columns - width) / 2)
-  local row = math.floor((vim.o.lines - height) / 2)
-  local base = { relative = 'editor', style = 'minimal', border = 'rounded', width = width - 2, col = col }
-  local tw = vim.api.nvim_open_win(
-    transcript,
-    false,
-    vim.tbl_extend('force', base, { row = row, height = top_height - 2, title = ' agent ', title_pos = 'center' })
-  )
-  local iw = vim.api.nvim_open_win(input, true, vim.tbl_extend('force', base, { row = row + top_height, height = input_height }))
-  for _, win in ipairs({ tw, iw }) do
-    vim.wo[win].winhighlight = 'FloatBorder:AgentBorder'
-  end
-  return tw, iw
-end
-
---- Closing either window of the pair closes the other.
-function H.watch_close()
-  local group = vim.api.nvim_create_augroup('agent.chat.windows', { clear = true })
-  vim.api.nvim_create_autocmd('WinClosed', {
-    group = group,
-    callback = function(args)
-      local closed = tonumber(args.match)
-      local tw, iw = M.transcript_win(), M.input_win()
-      if closed ~= tw and closed ~= iw then return end
-      vim.schedule(function()
-        for _, win in ipairs({ tw, iw }) do
-          if win ~= closed and win and vim.api.nvim_win_is_valid(win) and #vim.api.nvim_tabpage_list_wins(0) > 1 then
-            pcall(vim.api.nvim_win_close, win, true)
-          end
-        end
-      end)
-    end,
-  })
-  -- The winbar's fields are fitted to the transcript window's width.
-  vim.api.nvim_create_autocmd('WinResized', {
-    group = group,
-    callback = function()
-      local tw = M.transcript_win()
-      if tw and vim.tbl_contains(vim.v.event.windows or {}, tw) then require('agent.ui.status').render() end
-    end,
-  })
-end
 
 function H.edit(buf, fn)
   local followers = {}
