@@ -178,6 +178,12 @@ export class ChatSession {
       sink.started(request.id, this.lastModel);
       const root = this.root();
       const system = this.systemFor(mode, await readProjectInstructions(root, this.options.cwd), target);
+      // Stopped or cleared while the model and the instructions were looked up: the prompt must
+      // not land in the conversation that replaced it.
+      if (controller.signal.aborted) {
+        sink.done(request.id, 'cancelled');
+        return;
+      }
       const firstNew = this.history.messages.length;
       this.warnSink = sink;
       const userMessage = appendUser(this.history, request.text);

@@ -210,6 +210,24 @@ describe('sessions', () => {
     expect(chat.sessionId).not.toBe(firstId);
     expect((await chat.listSessions()).sessions).toHaveLength(2);
   });
+
+  it('a prompt cleared before its first request leaves nothing in the conversation that follows', async () => {
+    const chat = await newChat([{ text: 'After the clear.' }]);
+    const ended: string[] = [];
+    const running = chat.prompt(
+      { id: '1', text: 'cleared question' },
+      { ...sink(), done: (_id, outcome) => ended.push(outcome) },
+    );
+    chat.clear(); // while the model and the project's instructions are looked up
+    await running;
+    expect(ended).toEqual(['cancelled']);
+    expect(server?.modelRequests()).toHaveLength(0);
+    await chat.prompt({ id: '2', text: 'fresh start' }, sink());
+    const body = JSON.stringify(server?.modelRequests()[0]?.body);
+    expect(body).toContain('fresh start');
+    expect(body).not.toContain('cleared question');
+    expect(await chat.exportSession()).not.toContain('cleared question');
+  });
 });
 
 describe('session titles', () => {
