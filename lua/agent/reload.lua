@@ -57,10 +57,21 @@ end
 --- on the next tick, so the agent's write does not wait for it.
 function H.conflict(buf, path)
   if H.asking[buf] then return end
+  -- Only the agent's change is held back: once, and not past the user's own :w or :e (a picker
+  -- may never call back when it is dismissed).
   H.asking[buf] = vim.api.nvim_create_autocmd('FileChangedShell', {
     buffer = buf,
+    once = true,
     desc = 'agent: the change is being asked about',
     callback = function() vim.v.fcs_choice = '' end,
+  })
+  vim.api.nvim_create_autocmd({ 'BufWritePost', 'BufReadPost', 'BufWipeout' }, {
+    buffer = buf,
+    once = true,
+    callback = function()
+      pcall(vim.api.nvim_del_autocmd, H.asking[buf])
+      H.asking[buf] = nil
+    end,
   })
   local choices = { 'Keep my unsaved version', "Take the agent's version", 'Compare them (diff)' }
   vim.schedule(function()

@@ -80,6 +80,25 @@ describe(`buffers stay true on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect((await run(2))?.lines).toEqual(['top', 'agent once more', 'bottom']);
   });
 
+  it("holds back Neovim's question only for the agent's change, and not past the user's own :w", async () => {
+    t = await startNvim();
+    const file = path.join(t.project, 'c.c');
+    fs.writeFileSync(file, 'one\n');
+    await t.lua(`vim.cmd('edit c.c'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'mine' })`);
+    fs.writeFileSync(file, 'agent\n');
+    const guards = await t.lua<number[]>(`
+      -- A picker that is dismissed without calling back.
+      vim.ui.select = function() _G.asked = true end
+      require('agent.reload').file_changed(vim.fn.fnamemodify('c.c', ':p'))
+      vim.wait(1000, function() return _G.asked end)
+      local count = function() return #vim.api.nvim_get_autocmds({ event = 'FileChangedShell', buffer = 0 }) end
+      local before = count()
+      vim.cmd('write!')
+      return { before, count() }`);
+    expect(guards).toEqual([1, 0]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+
   it("keeps unsaved edits of a file longer than 'undoreload' without reloading it, and without Neovim's question", async () => {
     t = await startNvim();
     const file = path.join(t.project, 'big.c');
