@@ -114,6 +114,9 @@ if debug then
   for _, name in ipairs({ '_parse_regions', '_get_injections', '_add_injections' }) do time(tree, name, 'ts' .. name) end
   local markdown = require('agent.ui.chat-markdown')
   for _, name in ipairs({ 'sync', 'hold', 'release' }) do time(markdown, name, 'markdown.' .. name) end
+  local chat = require('agent.ui.chat')
+  for _, name in ipairs({ 'end_run', 'completion' }) do time(chat, name, 'chat.' .. name) end
+  time(require('agent.ui.status'), 'render', 'status.render')
 end
 -- The first redraw that ends after the marker is in the buffer.
 local ns = vim.api.nvim_create_namespace('agent.bench.streaming')
