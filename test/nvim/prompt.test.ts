@@ -167,15 +167,17 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
 
   it('maps every decision key, and answers each request exactly once', async () => {
     const cases: [string, unknown][] = [
-      ['y', 'once'],
+      ['o', 'once'],
       ['a', 'always'],
       ['d', 'deny'],
-      ['n', 'deny'],
       ['q', 'deny'],
       ['<Esc>', 'deny'],
     ];
     for (const [i, [key]] of cases.entries()) {
       await t.lua(`perm(...)`, [`k${i}`]);
+      // yy (copying a diff line) and n (the next search match) are not answers.
+      await keys('yyn');
+      expect((await snapshot()).visible).toBe(`k${i}`);
       await keys(key);
       // A second key after the decision has no prompt to act on.
       await keys('o');
@@ -374,7 +376,7 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     // The command the hint line names.
     await keys(":lua require('agent.ui.prompt').reopen()<CR>");
     expect((await snapshot()).focused).toBe(true);
-    await keys('n');
+    await keys('d');
     expect(await got()).toEqual([{ id: 'w1', value: 'deny' }]);
     expect((await snapshot()).current).toBe(await origin());
     // A cancelled hidden prompt lets the next one show.
@@ -471,6 +473,31 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await got()).toEqual([{ id: 'n1', value: 'once' }]);
   });
 
+  it('shows a multi-line command on one hint line, and opens with a custom winborder', async () => {
+    await t.lua(`
+      if vim.fn.has('nvim-0.11') == 1 then vim.o.winborder = '+,-,+,|,+,-,+,|' end
+      perm('m1', { summary = 'Run a heredoc', pattern = 'cat <<EOF > a.txt\\nline\\nEOF', paths = { 'we\\nird.txt' } })`);
+    const shown = await snapshot();
+    expect(shown.visible).toBe('m1');
+    expect(shown.lines).toContain('File: we ⏎ ird.txt');
+    expect(shown.lines.at(-1)).toContain('a always allow: cat <<EOF > a.txt ⏎ line ⏎ EOF');
+    await keys('o');
+    expect(await got()).toEqual([{ id: 'm1', value: 'once' }]);
+  });
+
+  it('keys typed for the text the user was writing when a prompt came up are not answers', async () => {
+    await t.lua(`vim.cmd('enew'); vim.cmd('startinsert')`);
+    await t.nvim.input('some text ');
+    await t.lua(`perm('g1')`);
+    // "and" meant for the text: a would allow always, d deny.
+    await keys('and');
+    expect((await snapshot()).visible).toBe('g1');
+    expect(await got()).toEqual([]);
+    await new Promise((r) => setTimeout(r, 450));
+    await keys('o');
+    expect(await got()).toEqual([{ id: 'g1', value: 'once' }]);
+  });
+
   it('a short prompt has no footer and gives Insert mode back after the answer', async () => {
     await t.lua(
       `vim.cmd('enew'); vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'abc' }); vim.cmd('startinsert!')`,
@@ -480,6 +507,7 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'n');
     const footer = await t.lua<unknown>(`return vim.api.nvim_win_get_config(P.win()).footer or ''`);
     expect(footer === '' || (Array.isArray(footer) && footer.length === 0)).toBe(true);
+    // Not typing when it came up: the first key answers.
     await t.nvim.input('2');
     await gotCount(1);
     await waitFor(async () => (await t.lua<{ mode: string }>('return vim.api.nvim_get_mode()')).mode === 'i');

@@ -42,6 +42,8 @@ describe(`screen on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(prompt).toContain('please write hi.txt');
     expect(prompt).toContain('+hi');
     expect(prompt, prompt).toMatch(/allow\sonce/);
+    // It came up within a second of typing: it takes keys once the typing has paused.
+    await new Promise((r) => setTimeout(r, 450));
     tui.keys('o');
     await waitFor(() => screenText().includes('Wrote hi.txt.'), 10_000, 'answer');
     const done = screenText();

@@ -14,7 +14,8 @@ local H = {}
 function H.add_chunks(view, chunks)
   local row, parts, col = #view.lines, {}, 0
   for _, chunk in ipairs(chunks) do
-    local text = chunk[1]
+    -- One buffer line: a multi-line command or a file name with a newline shows its breaks as ⏎.
+    local text = chunk[1]:gsub('\r?\n', ' ⏎ ')
     if chunk[2] and text ~= '' then
       table.insert(view.marks, { row = row, col = col, end_col = col + #text, hl = chunk[2] })
     end
@@ -73,6 +74,7 @@ function M.permission(entry)
   end
   table.insert(view.lines, '')
   local pattern = req.pattern and req.pattern ~= '' and req.pattern or ('any ' .. req.tool .. ' call')
+  if vim.fn.strchars(pattern) > 200 then pattern = vim.fn.strcharpart(pattern, 0, 199) .. '…' end
   H.add_chunks(view, H.hint({
     { 'o', 'allow once' },
     { 'a', 'always allow:', pattern },

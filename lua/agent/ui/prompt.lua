@@ -61,7 +61,14 @@ H.state = {
   highlighted = false,
   ns = vim.api.nvim_create_namespace('agent.prompt'),
   augroup = vim.api.nvim_create_augroup('agent.prompt', { clear = true }),
+  typed_at = 0, -- uv.now() of the user's last typed character
 }
+
+-- When the user last typed: a prompt that comes up mid-word must not take the rest as answers.
+vim.api.nvim_create_autocmd({ 'InsertCharPre', 'TextChangedT' }, {
+  group = vim.api.nvim_create_augroup('agent.prompt.typing', { clear = true }),
+  callback = function() H.state.typed_at = vim.uv.now() end,
+})
 
 ---@param opts agent.PromptOptions|nil
 function M.setup(opts)
@@ -271,12 +278,24 @@ function H.show()
   vim.b[buf].agent_prompt = { id = entry.id, kind = entry.kind }
 
   local had_origin = H.state.origin ~= nil
+  -- The user is typing: the next keys are meant for their text, not as answers.
+  local typing = vim.tbl_contains({ 'i', 'R', 't' }, vim.api.nvim_get_mode().mode:sub(1, 1))
+    and vim.uv.now() - H.state.typed_at < 1000
+  H.state.keys_from = typing and vim.uv.now() + H.TYPING_GRACE_MS or 0
   H.remember_origin()
   local ok, win = pcall(vim.api.nvim_open_win, buf, true, H.layout(view))
   if not ok then
-    -- Some moment where windows cannot change (a textlock); try again shortly.
+    -- Some moment where windows cannot change (a textlock); try again shortly, and say why if
+    -- it keeps failing (the prompt can be shown again with :Agent prompt).
     vim.api.nvim_buf_delete(buf, { force = true })
     if not had_origin then H.state.origin = nil end
+    H.state.retries = (H.state.retries or 0) + 1
+    if H.state.retries > 40 then
+      H.state.retries = 0
+      H.state.hidden = true
+      vim.notify('agent: the prompt could not be shown (' .. tostring(win) .. '); ' .. H.state.options.reopen_hint .. ' tries again', vim.log.levels.ERROR)
+      return
+    end
     H.state.deferred = true
     vim.defer_fn(function()
       H.state.deferred = false
@@ -284,6 +303,7 @@ function H.show()
     end, 50)
     return
   end
+  H.state.retries = 0
   H.state.win, H.state.buf, H.state.view = win, buf, view
   vim.wo[win].wrap = true
   vim.wo[win].linebreak = true
@@ -349,7 +369,7 @@ function H.remember_origin()
   local mode = vim.api.nvim_get_mode().mode
   local cursor = vim.api.nvim_win_get_cursor(win)
   local line = vim.api.nvim_get_current_line()
-  local insert = mode:sub(1, 1) == 'i' or mode:sub(1, 1) == 'R'
+  local insert = vim.tbl_contains({ 'i', 'R', 't' }, mode:sub(1, 1))
   H.state.origin = { win = win, insert = insert, cursor = cursor, eol = cursor[2] >= #line }
   if insert then vim.cmd('stopinsert') end
 end
@@ -443,10 +463,13 @@ function H.chat_area()
   return { row = pos[1], col = pos[2], width = vim.api.nvim_win_get_width(win), height = vim.api.nvim_win_get_height(win) }
 end
 
+--- The user's 'winborder' (Neovim 0.11+) when set: a style name, or the eight characters of a
+--- custom border, which nvim_open_win() takes as a list.
 function H.border()
   local ok, winborder = pcall(function() return vim.o.winborder end)
-  if ok and type(winborder) == 'string' and winborder ~= '' and winborder ~= 'none' then return winborder end
-  return 'rounded'
+  if not ok or type(winborder) ~= 'string' or winborder == '' or winborder == 'none' then return 'rounded' end
+  if winborder:find(',', 1, true) then return vim.split(winborder, ',', { plain = true }) end
+  return winborder
 end
 
 ---@param text string
@@ -478,17 +501,29 @@ end
 
 -- Keys ---------------------------------------------------------------------------------------
 
+--- How long keys are ignored after a prompt takes the focus from a user who was typing.
+H.TYPING_GRACE_MS = 400
+
 function H.map(buf, keys, fn, desc)
+  local function answer()
+    if vim.uv.now() < (H.state.keys_from or 0) then
+      -- Still typing: wait for a pause.
+      H.state.keys_from = vim.uv.now() + H.TYPING_GRACE_MS
+      return
+    end
+    fn()
+  end
   for _, lhs in ipairs(keys) do
-    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = 'agent: ' .. desc })
+    vim.keymap.set('n', lhs, answer, { buffer = buf, nowait = true, silent = true, desc = 'agent: ' .. desc })
   end
 end
 
 ---@param entry agent.PromptEntry
 function H.map_permission(buf, entry)
-  H.map(buf, { 'o', 'y' }, function() H.finish(entry, 'once') end, 'allow once')
+  -- No y/n: yy and n (search) are what a user reading the diff types.
+  H.map(buf, { 'o' }, function() H.finish(entry, 'once') end, 'allow once')
   H.map(buf, { 'a' }, function() H.finish(entry, 'always') end, 'allow always: ' .. (entry.req.pattern or ''))
-  H.map(buf, { 'd', 'n', 'q', '<Esc>' }, function() H.finish(entry, 'deny') end, 'deny')
+  H.map(buf, { 'd', 'q', '<Esc>' }, function() H.finish(entry, 'deny') end, 'deny')
   H.map(buf, { 'r' }, function()
     H.read_text(entry, { prompt = 'Reason for denying: ' }, function(reason) H.finish(entry, { deny = reason }) end)
   end, 'deny with a reason')
