@@ -214,7 +214,7 @@ function H.parse(trigger, body)
     if first and last and first > last then
       first, last = last, first
     end
-    if first then first = math.max(first, 1) end
+    if first then first, last = math.max(first, 1), math.max(last, 1) end
     return { kind = 'file', raw = '@' .. body, path = path, first = first, last = last }
   end
   local name, arg = body:match('^(%a+):(.*)$')

@@ -449,7 +449,7 @@ function H.wire()
     require('agent.ui.status').render()
   end)
   rpc.on('plan_ready', function(p)
-    local path = vim.fs.joinpath(vim.fn.getcwd(), p.path)
+    local path = vim.fs.joinpath(require('agent.rpc').project_root(), p.path)
     events.fire('AgentPlanReady', { path = path })
     if cleared(p) then return end
     -- Scheduled so the run's completion entry is drawn before the preview takes focus.

@@ -234,6 +234,7 @@ end
 --- The part of the user's config the host needs (providers, model, mode, permissions ...).
 function H.host_config()
   local cfg = require('agent.config').current
+  H.state.project = vim.fn.getcwd()
   return {
     project = H.project_config(),
     data_dir = vim.fn.stdpath('data') .. '/agent',
@@ -249,6 +250,11 @@ function H.host_config()
     cwd = vim.fn.getcwd(),
   }
 end
+
+--- The folder the host works in (the paths it sends are relative to it), though the user may
+--- have changed Neovim's current directory since.
+---@return string
+function M.project_root() return H.state.project or vim.fn.getcwd() end
 
 --- Sends the current config again (after setup() is called with the host running).
 function M.reconfigure()

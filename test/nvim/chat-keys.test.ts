@@ -113,6 +113,8 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
           vim.api.nvim_win_set_cursor(w, { i, col })
         end
       end
+      -- Paths in the chat are the project's, wherever Neovim's current directory went since.
+      vim.cmd('cd /')
       vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
       return { reasoning = reasoning, name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t'), chat_open = chat.is_open() }`);
     expect(opened).toEqual({ reasoning: ['AgentReasoning'], name: 'a.txt', chat_open: true });

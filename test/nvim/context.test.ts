@@ -76,6 +76,8 @@ describe(`context attachments on Neovim ${nvimVersion(nvimBinary())}`, () => {
     write(t, 'notes.md', ['one', 'two', 'three', 'four', '```js', 'x', '```'].join('\n'));
     const r = await expand(t, 'Compare @notes.md:2-3, @notes.md:4 and @notes.md:9-12.');
     expect(r.attachments.map((a) => a.label)).toEqual(['@notes.md:2-3', '@notes.md:4']);
+    // Line 0 is read as line 1, never as an empty range.
+    expect((await expand(t, '@notes.md:0')).attachments[0]?.detail).toBe('line 1, 3 B');
     expect(r.attachments[0]?.detail).toBe('lines 2-3, 9 B');
     expect(context(r)).toContain('File: notes.md (lines 2-3 of 7)\n```markdown\ntwo\nthree\n```');
     expect(context(r)).toContain('File: notes.md (line 4 of 7)\n```markdown\nfour\n```');
@@ -279,6 +281,7 @@ describe(`context attachments on Neovim ${nvimVersion(nvimBinary())}`, () => {
     write(t, 'src/util.ts', '');
     write(t, 'build/out.js', '');
     write(t, 'README.md', '');
+    write(t, 'my notes.md', ''); // a token ends at whitespace: never offered
     await t.lua(`
       vim.cmd('edit src/util.ts')
       local buf = require('agent.ui.chat').input_buf()

@@ -391,5 +391,16 @@ describe(`sessions on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(written).toMatch(/\n## Assistant \([^)]+\)\n\nBeta answer\.\n/);
     expect(written).not.toContain('alpha');
     expect(await nvim.lua<string[]>('return _G.notes')).toContain(`agent: session exported to ${file}`);
+
+    // Exporting over an existing file asks first; "Keep it" leaves it.
+    fs.writeFileSync(file, 'my notes\n');
+    await stubSelect(nvim, ['Keep it']);
+    await nvim.lua(`require('agent').export(...)`, [file]);
+    const asked = await menus(nvim, 1, 'overwrite question');
+    expect(asked[0]?.labels).toEqual(['Overwrite it', 'Keep it']);
+    expect(fs.readFileSync(file, 'utf8')).toBe('my notes\n');
+    await stubSelect(nvim, ['Overwrite it']);
+    await nvim.lua(`require('agent').export(...)`, [file]);
+    await waitFor(() => fs.readFileSync(file, 'utf8').startsWith('# beta question'), 5000, 'overwritten');
   });
 });

@@ -62,8 +62,9 @@ function M.candidates(c, opts)
     matched = vim.fn.matchfuzzy(files, prefix, { limit = limit })
   end
   local out = {}
-  for i, f in ipairs(matched) do
-    out[i] = { word = f, kind = 'file' }
+  for _, f in ipairs(matched) do
+    -- A token ends at whitespace: such a name could not be attached.
+    if not f:find('%s') then table.insert(out, { word = f, kind = 'file' }) end
   end
   return out, false, #matched >= limit
 end

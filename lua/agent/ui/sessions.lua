@@ -6,12 +6,12 @@ local H = {}
 ---@param p { sessions: table[], problems: table[], current?: string }
 ---@param actions { resume: fun(id: string), delete: fun(id: string), next_request: fun(prefix: string): string, exports: table }
 function M.on_sessions(p, actions)
+  for _, problem in ipairs(p.problems or {}) do
+    vim.notify(string.format('agent: skipped %s: %s', problem.file, problem.error), vim.log.levels.WARN)
+  end
   if #p.sessions == 0 then
     vim.notify('agent: no saved sessions for this project yet', vim.log.levels.INFO)
     return
-  end
-  for _, problem in ipairs(p.problems or {}) do
-    vim.notify(string.format('agent: skipped %s: %s', problem.file, problem.error), vim.log.levels.WARN)
   end
   vim.ui.select(p.sessions, {
     prompt = 'Resume a session',
@@ -77,8 +77,24 @@ function M.on_exported(p, exports)
   exports[p.id] = nil
   local lines = vim.split(p.markdown, '\n', { plain = true })
   if path then
-    vim.fn.writefile(lines, vim.fn.expand(path))
-    vim.notify('agent: session exported to ' .. path, vim.log.levels.INFO)
+    local file = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+    local function write()
+      local ok, err = pcall(vim.fn.writefile, lines, file)
+      if not ok or err ~= 0 then
+        vim.notify('agent: could not write ' .. path .. (ok and '' or (': ' .. tostring(err))), vim.log.levels.ERROR)
+        return
+      end
+      -- A buffer of that file shows the export, as after any other change to it.
+      require('agent.reload').file_changed(file)
+      vim.notify('agent: session exported to ' .. path, vim.log.levels.INFO)
+    end
+    if vim.uv.fs_stat(file) then
+      vim.ui.select({ 'Overwrite it', 'Keep it' }, { prompt = path .. ' exists' }, function(choice)
+        if choice == 'Overwrite it' then write() end
+      end)
+    else
+      write()
+    end
   else
     vim.cmd('tabnew')
     vim.api.nvim_buf_set_lines(0, 0, -1, false, lines)
