@@ -68,7 +68,7 @@ M.subcommands = {
       require('agent').rename(table.concat(args, ' '))
     end,
   },
-  export = { run = function(args) require('agent').export(args[1]) end, complete = function() return vim.fn.getcompletion('', 'file') end },
+  export = { run = function(args) require('agent').export(args[1]) end, complete = function(arglead) return vim.fn.getcompletion(arglead, 'file') end },
   undo = { run = function() require('agent').undo() end },
   redo = { run = function() require('agent').redo() end },
   stop = { run = function() require('agent').stop() end },
@@ -100,6 +100,13 @@ end
 ---@return string[]
 function M.complete(arglead, cmdline)
   local words = vim.split(cmdline, '%s+', { trimempty = true })
+  -- From the command's own name on (`:silent Agent ...`, `:vert Agent ...`).
+  for i, word in ipairs(words) do
+    if word:match('^:*Agent!?$') then
+      words = vim.list_slice(words, i)
+      break
+    end
+  end
   local completing_sub = #words == 1 or (#words == 2 and arglead ~= '')
   local candidates
   if completing_sub then

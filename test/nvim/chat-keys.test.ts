@@ -207,4 +207,29 @@ describe(`chat keys and pickers on Neovim ${nvimVersion(nvimBinary())}`, () => {
       ),
     ).toBe(0xff0000);
   });
+  it('the plan preview coming up while the user types leaves Insert mode and takes b only after a pause', async () => {
+    t = await startNvim();
+    const plan = path.join(t.project, 'plan.md');
+    fs.writeFileSync(plan, '# Plan\n\n## Tasks\n- [ ] one\n');
+    await t.lua(`vim.cmd('enew')`);
+    await t.nvim.input('itypi');
+    await waitFor(
+      async () => (await t?.lua<{ mode: string }>('return vim.api.nvim_get_mode()'))?.mode === 'i',
+      5000,
+      'insert',
+    );
+    await t.lua(
+      `_G.built = 0
+       require('agent.ui.plan').show(..., { on_build = function() _G.built = _G.built + 1 end, on_close = function() end })`,
+      [plan],
+    );
+    await t.nvim.input('b');
+    const now = await t.lua<{ mode: string; built: number; open: boolean }>(
+      `return { mode = vim.api.nvim_get_mode().mode, built = _G.built, open = require('agent.ui.plan').is_open() }`,
+    );
+    expect(now).toEqual({ mode: 'n', built: 0, open: true });
+    await new Promise((r) => setTimeout(r, 450));
+    await t.nvim.input('b');
+    await waitFor(() => t?.lua<boolean>('return _G.built == 1'), 5000, 'build');
+  });
 });

@@ -127,6 +127,15 @@ describe(`plugin entry on Neovim ${nvimVersion(nvimBinary())}`, () => {
     t = await startNvim();
     const completions = await t.lua<string[]>(`return vim.fn.getcompletion('Agent m', 'cmdline')`);
     expect(completions).toEqual(['mode', 'model']);
+    expect(await t.lua<string[]>(`return vim.fn.getcompletion('silent Agent m', 'cmdline')`)).toEqual([
+      'mode',
+      'model',
+    ]);
+    // File names complete from what is typed, into folders.
+    await t.lua(`vim.fn.mkdir('exports/old', 'p')`);
+    expect(await t.lua<string[]>(`return vim.fn.getcompletion('Agent export exports/', 'cmdline')`)).toEqual([
+      'exports/old/',
+    ]);
     const modes = await t.lua<string[]>(`return vim.fn.getcompletion('Agent mode ', 'cmdline')`);
     expect(modes).toEqual(['ask', 'plan', 'agent']);
     await expect(t.nvim.command('Agent frobnicate')).rejects.toThrow(

@@ -12,7 +12,20 @@ H.state = { win = nil, buf = nil, path = nil }
 ---@param path string absolute path of the plan
 ---@param callbacks agent.PlanCallbacks
 function M.show(path, callbacks)
+  -- Not from the command-line window (no other window may open there): once it is left.
+  if vim.fn.getcmdwintype() ~= '' then
+    vim.api.nvim_create_autocmd('CmdwinLeave', {
+      once = true,
+      callback = function() vim.schedule(function() M.show(path, callbacks) end) end,
+    })
+    return
+  end
   M.hide()
+  -- The user may be typing in the chat: the float is read-only, and the rest of their word is
+  -- not a Build (keys count after a 0.4 s pause).
+  local typing = vim.tbl_contains({ 'i', 'R', 't' }, vim.api.nvim_get_mode().mode:sub(1, 1))
+  if typing then vim.cmd('stopinsert') end
+  local keys_from = typing and vim.uv.now() + 400 or 0
   local lines = vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or { '(the plan file is missing: ' .. path .. ')' }
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'nofile'
@@ -39,14 +52,23 @@ function M.show(path, callbacks)
   vim.wo[win].wrap = true
   vim.wo[win].conceallevel = 2
   H.state = { win = win, buf = buf, path = path }
-  local build = function()
+  local function when_not_typing(fn)
+    return function()
+      if vim.uv.now() < keys_from then
+        keys_from = vim.uv.now() + 400
+        return
+      end
+      fn()
+    end
+  end
+  local build = when_not_typing(function()
     M.hide()
     callbacks.on_build()
-  end
-  local close = function()
+  end)
+  local close = when_not_typing(function()
     M.hide()
     callbacks.on_close()
-  end
+  end)
   vim.keymap.set('n', 'b', build, { buffer = buf, desc = 'agent: build the plan' })
   for _, key in ipairs({ 'c', 'q', '<Esc>' }) do
     vim.keymap.set('n', key, close, { buffer = buf, desc = 'agent: close the plan' })
