@@ -277,9 +277,11 @@ describe(`floating prompts on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(3);
     await keys('jj');
     expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(5);
+    // Past the last answer, j moves on into the hints (and k above the first into the question).
     await keys('jjj');
-    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(6);
-    await keys('kk');
+    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(8);
+    await keys('kkk');
+    expect(await t.lua(`return vim.api.nvim_win_get_cursor(0)[1]`)).toBe(4);
     await t.nvim.input('<CR>');
     expect(await gotCount(1)).toEqual([{ id: 'a1', value: 'jest' }]);
 

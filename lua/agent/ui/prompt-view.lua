@@ -132,10 +132,11 @@ function M.ask(entry, reopen_hint)
   H.add_chunks(view, H.hint(items))
   -- A line of its own: wrapped, the key would break at its hyphen.
   H.add_chunks(view, H.hint({ { '<C-w>c', 'hide for now, reopen with', reopen_hint } }))
+  local pick = #options > 0 and (range .. ' pick · ') or ''
   view.footers = {
-    ' ↓ more · ' .. range .. ' pick · i type · Esc dismiss ',
-    ' ' .. range .. ' pick · i type · Esc dismiss ',
-    ' ' .. range .. ' · i · Esc ',
+    ' ↓ more · ' .. pick .. 'i type · Esc dismiss ',
+    ' ' .. pick .. 'i type · Esc dismiss ',
+    ' ' .. (#options > 0 and (range .. ' · ') or '') .. 'i · Esc ',
   }
   return view
 end

@@ -562,7 +562,12 @@ function H.move(entry, step)
     if step > 0 and row > current and not target then target = row end
     if step < 0 and row < current then target = row end
   end
-  if target then vim.api.nvim_win_set_cursor(0, { target, 0 }) end
+  if target then
+    vim.api.nvim_win_set_cursor(0, { target, 0 })
+  else
+    -- Past the answers: the question above and the hints below scroll into view as usual.
+    vim.cmd('normal! ' .. (step > 0 and 'j' or 'k'))
+  end
 end
 
 --- Reads a line of text with vim.ui.input (synchronous or not); empty or cancelled input goes
