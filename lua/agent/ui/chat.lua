@@ -325,6 +325,8 @@ function M.tool(view)
     view.duration_ms and string.format(' (%d ms)', view.duration_ms) or ''
   )
   if H.state.decisions[view.call_id] then header = header .. ' · ' .. H.state.decisions[view.call_id] end
+  -- One line, whatever the summary holds (a buffer line cannot contain a newline).
+  header = header:gsub('\r?\n', ' ⏎ ')
   local mark = H.state.tools[view.call_id]
   for _, run in pairs(H.state.streaming) do
     H.close_reasoning(run)
