@@ -457,12 +457,13 @@ function H.wire()
       require('agent.ui.plan').show(path, { on_build = M.build, on_close = M.close_plan })
     end)
   end)
-  rpc.on('exit', function()
+  rpc.on('exit', function(p)
     vim.schedule(function() require('agent.ui.prompt').cancel_all() end)
     if H.state.running then
       -- Scheduled: on_exit runs in a fast event where buffers cannot be edited.
       local id = H.state.running
-      vim.schedule(function() H.finish(id, 'failed', 'the host exited during the run', nil) end)
+      local why = p and p.message and p.message:gsub('^agent: ', '') or 'the host exited during the run'
+      vim.schedule(function() H.finish(id, 'failed', why, nil) end)
     end
   end)
 end

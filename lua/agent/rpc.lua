@@ -285,12 +285,16 @@ function H.on_exit(code)
   end)
 end
 
+--- The host could not start (or was refused): what waited for it fails, and a run the chat
+--- started ends, so the next command tries again instead of queueing behind it.
 function H.fail(msg)
   local pending = H.state.queue
   H.state.queue = {}
   for _, item in ipairs(pending) do
     if item.cb then pcall(item.cb, msg, nil) end
   end
+  local handler = H.handlers.exit
+  if handler then pcall(handler, { message = msg }) end
   vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)
 end
 

@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
-import { nvimBinary, nvimVersion, startNvim, type TestNvim, transcript, waitFor } from '../helpers/nvim.js';
+import {
+  messages,
+  nvimBinary,
+  nvimVersion,
+  startNvim,
+  type TestNvim,
+  transcript,
+  waitFor,
+} from '../helpers/nvim.js';
 
 describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
   let t: TestNvim | undefined;
@@ -300,6 +308,25 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
         `return vim.api.nvim_buf_get_lines(require('agent.ui.chat').input_buf(), 0, -1, false)`,
       ),
     ).toEqual(['']);
+  });
+
+  it("a failing User autocmd of the user's is reported and stops nothing", async () => {
+    server = await startLlmServer({
+      turns: [{ text: 'first', chunkSize: 2, delayMs: 20 }, { text: 'second' }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentRunDone', callback = function() error('broken hook') end })
+      require('agent').send('one')
+      require('agent').send('two')`);
+    await waitFor(
+      async () => (await transcript(t as TestNvim)).includes('second'),
+      10_000,
+      'the queued message sent',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    // Reported (by Neovim, or by the chat where Neovim would throw instead).
+    expect(await messages(t)).toContain('broken hook');
   });
 
   it(':Agent clear during a run stops it first and leaves nothing of it in the new chat', async () => {

@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
-import { messages, nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
+import {
+  messages,
+  nvimBinary,
+  nvimVersion,
+  startNvim,
+  type TestNvim,
+  transcript,
+  waitFor,
+} from '../helpers/nvim.js';
 
 const alive = (pid: number) => {
   try {
@@ -94,6 +102,12 @@ describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await messages(t)).toContain(
       'agent: Node.js not found ("/nonexistent/node"); install Node 20+ or set g:agent_node',
     );
+    // The prompt that could not start has ended: once Node is found, the next one runs.
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run ended');
+    expect(await transcript(t)).toContain('Node.js not found');
+    await t.lua(`require('agent').setup({ node = ... }); require('agent').send('again')`, [process.execPath]);
+    await hostPid(t);
+    expect(await transcript(t)).not.toContain('Queued');
   });
 
   it('refuses a host from another build with a message to rebuild', async () => {
