@@ -28,14 +28,15 @@ function M.check()
     health.error(string.format('Node.js not found (%q)', node), 'Install Node.js 20+ or set g:agent_node / setup({ node = ... })')
   else
     local out = vim.system({ node, '--version' }, { text = true }):wait(5000)
-    local major = tonumber(((out.stdout or ''):match('^v(%d+)')) or '')
-    if major and major >= 20 then
+    local major, minor = (out.stdout or ''):match('^v(%d+)%.(%d+)')
+    major, minor = tonumber(major), tonumber(minor)
+    if major and (major > 20 or major == 20 and minor >= 3) then
       node_ok = true
       health.ok(string.format('Node.js %s (%s)', vim.trim(out.stdout), node))
     else
       health.error(
         string.format('Node.js %s is too old (%s)', vim.trim(out.stdout or '?'), node),
-        'Install Node.js 20+ or point g:agent_node at it'
+        'Install Node.js 20.3 or newer, or point g:agent_node at it'
       )
     end
   end

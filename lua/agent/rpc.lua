@@ -106,7 +106,7 @@ function M.start()
   end
   local node = M.node_binary()
   if vim.fn.executable(node) == 0 then
-    H.fail(string.format('agent: Node.js not found (%q); install Node 20+ or set g:agent_node', node))
+    H.fail(string.format('agent: Node.js not found (%q); install Node 20.3+ or set g:agent_node', node))
     return false
   end
   local cfg = require('agent.config').current
@@ -275,11 +275,16 @@ function H.on_exit(code)
   for _, item in ipairs(pending) do
     if item.cb then pcall(item.cb, 'the host exited', nil) end
   end
+  -- The host's own reason, when it gave one before exiting (e.g. a Node.js too old).
+  local reason
+  for _, line in ipairs(H.state.stderr) do
+    reason = reason or line:match('^agent: .*')
+  end
   local handler = H.handlers.exit
-  if handler then pcall(handler, { code = code }) end
+  if handler then pcall(handler, { code = code, message = reason }) end
   vim.schedule(function()
     vim.notify(
-      string.format('agent: the host exited (code %d); the next command starts a new one. Log: %s', code, log),
+      reason or string.format('agent: the host exited (code %d); the next command starts a new one. Log: %s', code, log),
       vim.log.levels.ERROR
     )
   end)

@@ -9,6 +9,16 @@ import { AGENT_VERSION } from './build-info.js';
 import { HostService } from './host-service.js';
 import { guardStdout } from './stdout-guard.js';
 
+// AbortSignal.any and other APIs the host uses arrived in Node 20.3: say so instead of failing
+// mid-run (the plugin shows a line starting with "agent:" that the host wrote before exiting).
+const [nodeMajor = 0, nodeMinor = 0] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 3)) {
+  process.stderr.write(
+    `agent: Node.js 20.3 or newer is needed; ${process.execPath} is ${process.version} (set g:agent_node)\n`,
+  );
+  process.exit(3);
+}
+
 const logger = createLogger(
   process.env.AGENT_NVIM_LOG,
   (process.env.AGENT_NVIM_LOG_LEVEL as LogLevel) || 'info',

@@ -100,7 +100,7 @@ describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await t.lua(`require('agent').setup({ node = '/nonexistent/node' }); require('agent').send('hi')`);
     await waitFor(async () => (await messages(t as TestNvim)).includes('Node.js not found'), 5000, 'message');
     expect(await messages(t)).toContain(
-      'agent: Node.js not found ("/nonexistent/node"); install Node 20+ or set g:agent_node',
+      'agent: Node.js not found ("/nonexistent/node"); install Node 20.3+ or set g:agent_node',
     );
     // The prompt that could not start has ended: once Node is found, the next one runs.
     await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run ended');
@@ -108,6 +108,25 @@ describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
     await t.lua(`require('agent').setup({ node = ... }); require('agent').send('again')`, [process.execPath]);
     await hostPid(t);
     expect(await transcript(t)).not.toContain('Queued');
+  });
+
+  it('a Node.js older than 20.3 gets one message saying so, and the run ends', async () => {
+    t = await startNvim();
+    const preload = path.join(t.dir, 'old-node.cjs');
+    fs.writeFileSync(
+      preload,
+      "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.19.0' } });\n" +
+        "Object.defineProperty(process, 'version', { value: 'v18.19.0' });\n",
+    );
+    const wrapper = path.join(t.dir, 'old-node');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' -r '${preload}' "$@"\n`, {
+      mode: 0o755,
+    });
+    await t.lua(`require('agent').setup({ node = ... }); require('agent').send('hi')`, [wrapper]);
+    await waitFor(async () => (await messages(t as TestNvim)).includes('20.3 or newer'), 10_000, 'message');
+    expect(await messages(t)).toContain('agent: Node.js 20.3 or newer is needed');
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run ended');
+    expect(await transcript(t)).toContain('Node.js 20.3 or newer is needed');
   });
 
   it('refuses a host from another build with a message to rebuild', async () => {
