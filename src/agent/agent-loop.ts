@@ -11,7 +11,7 @@ import type { ToolListing, ToolRegistry } from '../tools/registry.js';
 import type { Mode, ToolContext } from '../tools/tool-context.js';
 import { checkFromResult } from './check-runs.js';
 import type { CheckRun, Completion, RunSink } from './run-sink.js';
-import { summarizeCall } from './run-sink.js';
+import { detailOf, summarizeCall } from './run-sink.js';
 import { budgetNote } from './system-prompt.js';
 
 export const DEFAULT_MAX_STEPS = 50;
@@ -186,13 +186,12 @@ function view(
   status: 'running' | 'done' | 'failed' | 'denied' | 'cancelled',
   result?: string,
 ) {
-  const args = JSON.stringify(call.arguments, null, 2);
   return {
     call_id: call.id,
     name: call.name,
     summary: summarizeCall(call),
     status,
-    detail: result === undefined ? args : `${args}\n--- result ---\n${result}`,
+    detail: detailOf(call.arguments, result),
   };
 }
 

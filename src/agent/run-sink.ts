@@ -71,3 +71,28 @@ export function summarizeCall(call: Pick<ToolCall, 'name' | 'arguments'>): strin
   const text = typeof main === 'string' ? (main.split('\n')[0] ?? '') : '';
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
+
+/** Longest line and whole size of a call's details in the chat. */
+const DETAIL_MAX_LINE = 400;
+const DETAIL_MAX_CHARS = 16 * 1024;
+
+/**
+ * The folded details of a call in the chat: its arguments, and its result once there is one.
+ * Cut to a size Neovim draws at once (a 5 MB write_file would otherwise be one 5 MB line); the
+ * model and the session keep them whole.
+ */
+export function detailOf(args: unknown, result?: string): string {
+  const json = JSON.stringify(args, null, 2) ?? '';
+  const text = result === undefined ? json : `${json}\n--- result ---\n${result}`;
+  const lines = text
+    .split('\n')
+    .map((l) =>
+      l.length > DETAIL_MAX_LINE
+        ? `${l.slice(0, DETAIL_MAX_LINE)}… (${l.length - DETAIL_MAX_LINE} more characters)`
+        : l,
+    );
+  const out = lines.join('\n');
+  return out.length > DETAIL_MAX_CHARS
+    ? `${out.slice(0, DETAIL_MAX_CHARS)}\n… (${out.length - DETAIL_MAX_CHARS} more characters)`
+    : out;
+}

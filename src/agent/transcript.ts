@@ -1,5 +1,5 @@
 import type { History, ToolCall } from '../history/types.js';
-import { summarizeCall, type ToolView } from './run-sink.js';
+import { detailOf, summarizeCall, type ToolView } from './run-sink.js';
 
 /** What the chat draws for a restored session, message by message. */
 export type TranscriptEntry =
@@ -30,7 +30,7 @@ export function transcriptOf(history: History): TranscriptEntry[] {
         name: call.name,
         summary: summarizeCall(call),
         status: STATUS[call.state],
-        detail: `${JSON.stringify(call.arguments, null, 2)}\n--- result ---\n${call.result?.output ?? '(no result)'}`,
+        detail: detailOf(call.arguments, call.result?.output ?? '(no result)'),
       })),
     };
   });
