@@ -33,6 +33,21 @@ export interface RunOptions {
  * Plain `spawn` rather than execa: execa's buffer limit kills the child and its cancellation
  * signals only the direct child, and here both streams must keep draining past the cap.
  */
+/**
+ * Process groups of the commands still running. When the host exits (Neovim quits), they are
+ * killed with it: its shutdown does not wait out a command's grace period.
+ */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
 export function runShell(command: string, options: RunOptions): Promise<ProcessOutcome> {
   const started = performance.now();
   const stdout = new HeadTailBuffer(STREAM_CAP_BYTES);
@@ -51,6 +66,7 @@ export function runShell(command: string, options: RunOptions): Promise<ProcessO
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     let timedOut = false;
     let cancelled = false;
     let killTimer: NodeJS.Timeout | undefined;
@@ -85,6 +101,7 @@ export function runShell(command: string, options: RunOptions): Promise<ProcessO
     const finish = (code: number | null, sig: NodeJS.Signals | null): void => {
       if (settled) return;
       settled = true;
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       clearTimeout(timeout);
       options.signal.removeEventListener('abort', onAbort);
       if (cancelled || timedOut) {

@@ -81,6 +81,38 @@ describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
     t = undefined;
   });
 
+  it('a shell command still running when Neovim quits goes with the host', async () => {
+    // A command that ignores SIGTERM: only the group kill at the host's exit stops it.
+    const seconds = `${300 + (process.pid % 1000)}.${Date.now() % 100_000}`;
+    const command = `trap '' TERM; sleep ${seconds}; true`;
+    server = await startLlmServer({
+      turns: [{ toolCalls: [{ id: 's', name: 'shell', arguments: { command } }] }],
+    });
+    t = await startNvim({ env: { AGENT_NVIM_BASE_URL: server.url, AGENT_NVIM_MODEL: 'm' } });
+    await t.lua(`
+      vim.api.nvim_create_autocmd('User', { pattern = 'AgentPermissionAsked', callback = function(ev)
+        vim.schedule(function() require('agent').reply_permission(ev.data.id, 'once') end)
+      end })
+      require('agent').send('run it', { mode = 'agent' })`);
+    const running = () =>
+      fs.readdirSync('/proc').some((entry) => {
+        try {
+          return (
+            /^\d+$/.test(entry) && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `sleep\0${seconds}\0`
+          );
+        } catch {
+          return false;
+        }
+      });
+    await waitFor(running, 10_000, 'the command running');
+    const proc = t.proc;
+    t.nvim.command('qa!').catch(() => undefined);
+    await new Promise((r) => proc.once('exit', r));
+    await waitFor(() => !running(), 5000, 'the command gone');
+    await t.close();
+    t = undefined;
+  });
+
   it('uses g:agent_node for the host binary and reports a missing one clearly', async () => {
     t = await startNvim();
     const marker = path.join(t.dir, 'node-used');
