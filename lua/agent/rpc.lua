@@ -129,8 +129,19 @@ function M.start()
   end
   H.state.job = job
   H.state.chan = job
+  -- A host that never says it is ready (a node wrapper that prints to stdout, a hang) must not
+  -- leave every command queued behind it.
+  vim.defer_fn(function()
+    if H.state.job ~= job or H.state.ready then return end
+    M.stop()
+    local said = H.state.stderr[1] and (': ' .. H.state.stderr[1]) or ''
+    H.fail(string.format('agent: the host did not start within %g s%s. Log: %s', M.ready_timeout_ms / 1000, said, M.log_path()))
+  end, M.ready_timeout_ms)
   return true
 end
+
+--- How long the host may take to start (a cold start takes well under a second).
+M.ready_timeout_ms = 15000
 
 --- Stops the host (used on :qa and by tests); queued calls are dropped.
 function M.stop()

@@ -161,6 +161,22 @@ describe(`host lifecycle on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(await transcript(t)).toContain('Node.js 20.3 or newer is needed');
   });
 
+  it('a host that never gets ready is stopped with a message, and the run ends', async () => {
+    t = await startNvim();
+    const wrapper = path.join(t.dir, 'mute-node');
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho 'starting up' >&2\nexec sleep 60\n`, { mode: 0o755 });
+    await t.lua(
+      `require('agent.rpc').ready_timeout_ms = 500
+       require('agent').setup({ node = ... })
+       require('agent').send('hi')`,
+      [wrapper],
+    );
+    await waitFor(async () => (await messages(t as TestNvim)).includes('did not start'), 5000, 'message');
+    expect(await messages(t)).toContain('agent: the host did not start within 0.5 s: starting up.');
+    await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 5000, 'run ended');
+    expect(await t.lua<boolean>(`return require('agent.rpc').is_running()`)).toBe(false);
+  });
+
   it('refuses a host from another build with a message to rebuild', async () => {
     t = await startNvim();
     await t.lua(
