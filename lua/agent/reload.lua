@@ -22,15 +22,23 @@ end
 --- Reloads from disk keeping every window's view (:edit resets the stored mtime, so Neovim does
 --- not ask about a change on disk later).
 function H.reload(buf)
+  H.keeping_views(buf, function() vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit') end) end)
+end
+
+--- Runs `fn`, then puts every window showing `buf` back at its cursor and scroll position.
+function H.keeping_views(buf, fn)
   local views = {}
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
   end
-  vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit') end)
+  fn()
   for win, view in pairs(views) do
     if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
   end
 end
+
+--- A FileChangedShell callback that leaves the buffer as it is: the chat deals with the change.
+function H.leave_buffer() vim.v.fcs_choice = '' end
 
 --- The agent deleted the file: an unmodified buffer goes (its windows keep their layout with
 --- another buffer); a modified one stays as the user's copy.
@@ -63,7 +71,7 @@ function H.conflict(buf, path)
     buffer = buf,
     once = true,
     desc = 'agent: the change is being asked about',
-    callback = function() vim.v.fcs_choice = '' end,
+    callback = H.leave_buffer,
   })
   vim.api.nvim_create_autocmd({ 'BufWritePost', 'BufReadPost', 'BufWipeout' }, {
     buffer = buf,
@@ -109,37 +117,29 @@ function H.keep_text(buf)
     H.checked(buf)
     return
   end
-  local views = {}
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    views[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
-  end
-  vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
-  local disk = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local diff = vim.text and vim.text.diff or vim.diff
-  local ok = pcall(function()
-    local hunks = diff(table.concat(disk, '\n') .. '\n', table.concat(mine, '\n') .. '\n', { result_type = 'indices' })
-    ---@cast hunks integer[][]
-    for i = #hunks, 1, -1 do
-      local a, a_count, b, b_count = unpack(hunks[i])
-      local from = a_count == 0 and a or a - 1
-      vim.api.nvim_buf_set_lines(buf, from, from + a_count, false, vim.list_slice(mine, b, b + b_count - 1))
+  H.keeping_views(buf, function()
+    vim.api.nvim_buf_call(buf, function() vim.cmd('silent! edit!') end)
+    local disk = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    local diff = vim.text and vim.text.diff or vim.diff
+    local ok = pcall(function()
+      local hunks = diff(table.concat(disk, '\n') .. '\n', table.concat(mine, '\n') .. '\n', { result_type = 'indices' })
+      ---@cast hunks integer[][]
+      for i = #hunks, 1, -1 do
+        local a, a_count, b, b_count = unpack(hunks[i])
+        local from = a_count == 0 and a or a - 1
+        vim.api.nvim_buf_set_lines(buf, from, from + a_count, false, vim.list_slice(mine, b, b + b_count - 1))
+      end
+    end)
+    -- Whatever happened, the user's text is what the buffer holds.
+    if not ok or not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), mine) then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, mine)
     end
   end)
-  -- Whatever happened, the user's text is what the buffer holds.
-  if not ok or not vim.deep_equal(vim.api.nvim_buf_get_lines(buf, 0, -1, false), mine) then
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, mine)
-  end
-  for win, view in pairs(views) do
-    if vim.api.nvim_win_is_valid(win) then vim.api.nvim_win_call(win, function() vim.fn.winrestview(view) end) end
-  end
 end
 
 --- Lets Neovim see the file's new time without reloading, so it does not ask about it again.
 function H.checked(buf)
-  local id = vim.api.nvim_create_autocmd('FileChangedShell', {
-    buffer = buf,
-    callback = function() vim.v.fcs_choice = '' end,
-  })
+  local id = vim.api.nvim_create_autocmd('FileChangedShell', { buffer = buf, callback = H.leave_buffer })
   vim.api.nvim_buf_call(buf, function() pcall(vim.cmd, 'checktime ' .. buf) end)
   pcall(vim.api.nvim_del_autocmd, id)
 end

@@ -245,6 +245,7 @@ end
 --- The part of the user's config the host needs (providers, model, mode, permissions ...).
 function H.host_config()
   local cfg = require('agent.config').current
+  -- The host takes this folder as the project; the paths it sends are relative to it.
   H.state.project = vim.fn.getcwd()
   return {
     project = H.project_config(),
@@ -258,7 +259,7 @@ function H.host_config()
     context_budget = cfg.context_budget,
     keep_turns = cfg.keep_turns,
     titles = cfg.titles,
-    cwd = vim.fn.getcwd(),
+    cwd = H.state.project,
   }
 end
 
@@ -283,16 +284,12 @@ function H.on_exit(code)
   if #H.state.stderr > 0 then
     pcall(vim.fn.writefile, vim.list_extend({ os.date('%Y-%m-%dT%H:%M:%S') .. ' host stderr:' }, H.state.stderr), log, 'a')
   end
-  for _, item in ipairs(pending) do
-    if item.cb then pcall(item.cb, 'the host exited', nil) end
-  end
   -- The host's own reason, when it gave one before exiting (e.g. a Node.js too old).
   local reason
   for _, line in ipairs(H.state.stderr) do
     reason = reason or line:match('^agent: .*')
   end
-  local handler = H.handlers.exit
-  if handler then pcall(handler, { code = code, message = reason }) end
+  H.abandon(pending, 'the host exited', { code = code, message = reason })
   vim.schedule(function()
     vim.notify(
       reason or string.format('agent: the host exited (code %d); the next command starts a new one. Log: %s', code, log),
@@ -306,12 +303,21 @@ end
 function H.fail(msg)
   local pending = H.state.queue
   H.state.queue = {}
+  H.abandon(pending, msg, { message = msg })
+  vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)
+end
+
+--- The host is gone or never came: the calls that waited for it fail with `err`, and the chat
+--- hears of it (`exit` handler: it ends the run that waited).
+---@param pending table[] the queued calls
+---@param err string
+---@param exit { code?: integer, message?: string }
+function H.abandon(pending, err, exit)
   for _, item in ipairs(pending) do
-    if item.cb then pcall(item.cb, msg, nil) end
+    if item.cb then pcall(item.cb, err, nil) end
   end
   local handler = H.handlers.exit
-  if handler then pcall(handler, { message = msg }) end
-  vim.schedule(function() vim.notify(msg, vim.log.levels.ERROR) end)
+  if handler then pcall(handler, exit) end
 end
 
 return M

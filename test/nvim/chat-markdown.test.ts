@@ -2,6 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type LlmServer, startLlmServer } from '../helpers/llm-server.js';
 import { nvimBinary, nvimVersion, startNvim, type TestNvim, waitFor } from '../helpers/nvim.js';
 
+/**
+ * Lua for the tests below: `append(text)` writes as the chat does (text at the very end of `buf`,
+ * then `md.sync`) and parses what a window shows there, with `parser` the transcript's.
+ */
+const APPEND = `
+      local function append(text)
+        local row = vim.api.nvim_buf_line_count(buf) - 1
+        local col = #vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
+        vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, '\\n'))
+        md.sync(buf)
+        parser:parse({ math.max(0, row - 30), 0, row + 1, 0 })
+      end`;
+
 // The transcript's Markdown parser in chunks, driven directly: many answers streamed in many
 // pieces (more than the parser has slots), a clear, and answers again.
 describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
@@ -35,14 +48,7 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
           held = md.held(buf),
         })
       end
-      -- As the chat writes: text at the very end, then a parse of what a window shows there.
-      local function append(text)
-        local row = vim.api.nvim_buf_line_count(buf) - 1
-        local col = #vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
-        vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, '\\n'))
-        md.sync(buf)
-        parser:parse({ math.max(0, row - 30), 0, row + 1, 0 })
-      end
+      ${APPEND}
       local function answer(n, paragraphs)
         append('## You\\n\\nquestion ' .. n .. '\\n\\n## Agent\\n\\n')
         md.hold(buf)
@@ -209,13 +215,7 @@ describe(`chat Markdown chunks on Neovim ${nvimVersion(nvimBinary())}`, () => {
         local mine = flat(parser:_get_injections())
         table.insert(steps, { mine = table.concat(mine, ' '), runtime = table.concat(flat(runtime(parser)), ' '), count = #mine })
       end
-      local function append(text)
-        local row = vim.api.nvim_buf_line_count(buf) - 1
-        local col = #vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1]
-        vim.api.nvim_buf_set_text(buf, row, col, row, col, vim.split(text, '\\n'))
-        md.sync(buf)
-        parser:parse({ math.max(0, row - 30), 0, row + 1, 0 })
-      end
+      ${APPEND}
       for n = 1, 3 do
         append('## Agent\\n\\n')
         md.hold(buf)

@@ -210,24 +210,19 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
       [server.url],
     );
     const winbar = () => t?.lua<string>(`return vim.wo[require('agent.ui.chat').transcript_win()].winbar`);
-    const running = await waitFor(
-      async () => {
-        const bar = await winbar();
-        return bar?.includes('step 1/') ? bar : undefined;
-      },
-      10_000,
-      'the step while running',
-    );
+    const winbarWith = (part: string, ms: number, what: string) =>
+      waitFor(
+        async () => {
+          const bar = await winbar();
+          return bar?.includes(part) ? bar : undefined;
+        },
+        ms,
+        what,
+      );
+    const running = await winbarWith('step 1/', 10_000, 'the step while running');
     expect(running).toMatch(/ask · work\/m · .*step 1\/\d+/);
     await waitFor(() => t?.lua<boolean>(`return not require('agent').status().running`), 10_000, 'run end');
-    const done = await waitFor(
-      async () => {
-        const bar = await winbar();
-        return bar?.includes('$') ? bar : undefined;
-      },
-      5000,
-      'the cost',
-    );
+    const done = await winbarWith('$', 5000, 'the cost');
     // 25,000 in at $10/M and 300 out at $20/M: $0.256; 25,000 of 100,000 tokens of context is 25%.
     expect(done).toMatch(/25(\.0)?k in \/ 300 out/);
     expect(done).toContain('ctx 25%');
@@ -235,14 +230,7 @@ describe(`chat on Neovim ${nvimVersion(nvimBinary())}`, () => {
     expect(done).not.toContain('step');
     // A narrow chat keeps mode and model and drops whole fields from the end.
     await t.lua(`vim.api.nvim_win_set_width(require('agent.ui.chat').transcript_win(), 40)`);
-    const narrow = await waitFor(
-      async () => {
-        const bar = await winbar();
-        return bar?.includes('…') ? bar : undefined;
-      },
-      5000,
-      'the winbar fitted after the resize',
-    );
+    const narrow = await winbarWith('…', 5000, 'the winbar fitted after the resize');
     expect(narrow, narrow).toMatch(/^%#AgentStatus# ask · work\/m · ctx 25%% \(est \d+%%\) …$/);
   });
 

@@ -23,9 +23,10 @@ function M.show(path, callbacks)
   M.hide()
   -- The user may be typing in the chat: the float is read-only, and the rest of their word is
   -- not a Build (keys count after a 0.4 s pause).
-  local typing = vim.tbl_contains({ 'i', 'R', 't' }, vim.api.nvim_get_mode().mode:sub(1, 1))
-  if typing then vim.cmd('stopinsert') end
-  local keys_from = typing and vim.uv.now() + 400 or 0
+  local typing = require('agent.ui.typing')
+  local inserting = typing.inserting()
+  if inserting then vim.cmd('stopinsert') end
+  local when_not_typing = typing.guard(inserting)
   local lines = vim.fn.filereadable(path) == 1 and vim.fn.readfile(path) or { '(the plan file is missing: ' .. path .. ')' }
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].buftype = 'nofile'
@@ -52,15 +53,6 @@ function M.show(path, callbacks)
   vim.wo[win].wrap = true
   vim.wo[win].conceallevel = 2
   H.state = { win = win, buf = buf, path = path }
-  local function when_not_typing(fn)
-    return function()
-      if vim.uv.now() < keys_from then
-        keys_from = vim.uv.now() + 400
-        return
-      end
-      fn()
-    end
-  end
   local build = when_not_typing(function()
     M.hide()
     callbacks.on_build()

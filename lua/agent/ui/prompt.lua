@@ -61,14 +61,9 @@ H.state = {
   highlighted = false,
   ns = vim.api.nvim_create_namespace('agent.prompt'),
   augroup = vim.api.nvim_create_augroup('agent.prompt', { clear = true }),
-  typed_at = 0, -- uv.now() of the user's last typed character
 }
 
--- When the user last typed: a prompt that comes up mid-word must not take the rest as answers.
-vim.api.nvim_create_autocmd({ 'InsertCharPre', 'TextChangedT' }, {
-  group = vim.api.nvim_create_augroup('agent.prompt.typing', { clear = true }),
-  callback = function() H.state.typed_at = vim.uv.now() end,
-})
+local typing = require('agent.ui.typing')
 
 ---@param opts agent.PromptOptions|nil
 function M.setup(opts)
@@ -279,9 +274,7 @@ function H.show()
 
   local had_origin = H.state.origin ~= nil
   -- The user is typing: the next keys are meant for their text, not as answers.
-  local typing = vim.tbl_contains({ 'i', 'R', 't' }, vim.api.nvim_get_mode().mode:sub(1, 1))
-    and vim.uv.now() - H.state.typed_at < 1000
-  H.state.keys_from = typing and vim.uv.now() + H.TYPING_GRACE_MS or 0
+  H.state.guard = typing.guard(typing.inserting() and typing.typed_recently())
   H.remember_origin()
   local ok, win = pcall(vim.api.nvim_open_win, buf, true, H.layout(view))
   if not ok then
@@ -366,10 +359,9 @@ end
 function H.remember_origin()
   if H.state.origin then return end
   local win = vim.api.nvim_get_current_win()
-  local mode = vim.api.nvim_get_mode().mode
   local cursor = vim.api.nvim_win_get_cursor(win)
   local line = vim.api.nvim_get_current_line()
-  local insert = vim.tbl_contains({ 'i', 'R', 't' }, mode:sub(1, 1))
+  local insert = typing.inserting()
   H.state.origin = { win = win, insert = insert, cursor = cursor, eol = cursor[2] >= #line }
   if insert then vim.cmd('stopinsert') end
 end
@@ -501,18 +493,8 @@ end
 
 -- Keys ---------------------------------------------------------------------------------------
 
---- How long keys are ignored after a prompt takes the focus from a user who was typing.
-H.TYPING_GRACE_MS = 400
-
 function H.map(buf, keys, fn, desc)
-  local function answer()
-    if vim.uv.now() < (H.state.keys_from or 0) then
-      -- Still typing: wait for a pause.
-      H.state.keys_from = vim.uv.now() + H.TYPING_GRACE_MS
-      return
-    end
-    fn()
-  end
+  local answer = H.state.guard(fn)
   for _, lhs in ipairs(keys) do
     vim.keymap.set('n', lhs, answer, { buffer = buf, nowait = true, silent = true, desc = 'agent: ' .. desc })
   end
