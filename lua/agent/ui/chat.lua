@@ -382,6 +382,8 @@ end
 ---@param text string e.g. 'allowed once'
 ---@param summary string what was asked about
 function M.permission_decided(text, summary)
+  -- A reason given through reply_permission() may hold line breaks; a header is one line.
+  text = text:gsub('\r?\n', ' ⏎ ')
   local buf = M.transcript_buf()
   local waiting, row
   for call_id, mark in pairs(H.state.tools) do
